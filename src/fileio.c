@@ -1,0 +1,105 @@
+/* fileio: see fileio.h. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool read_file(const char *path, size_t limit, struct buf *out, char **why)
+{
+	*why = NULL;
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = xstrdup(strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			*why = xstrdup("is a directory");
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
+			*why = xasprintf("file is larger than the %zu MB limit", limit >> 20);
+			goto fail;
+		}
+		if (S_ISREG(st.st_mode))
+			buf_reserve(out, (size_t)st.st_size);
+	}
+	size_t start = out->len;
+	for (;;) {
+		buf_reserve(out, 65536);
+		ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*why = xstrdup(strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		if (out->len - start > limit) {
+			*why = xasprintf("file is larger than the %zu MB limit", limit >> 20);
+			goto fail;
+		}
+	}
+	out->data[out->len] = '\0';
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return true;
+fail:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return false;
+}
+
+bool write_file_atomic(const char *path, const char *data, size_t len, char **why)
+{
+	*why = NULL;
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+			*why = xstrdup(strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		*why = xstrdup(strerror(errno));
+		free(tmp);
+		return false;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+		goto fail;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	return true;
+fail:
+	*why = xstrdup(strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return false;
+}

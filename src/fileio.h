@@ -1,0 +1,21 @@
+/* fileio: whole-file reads with a size limit, and whole-or-nothing writes
+ * (a temporary file in the same directory, then rename). */
+#ifndef GPUOPT_FILEIO_H
+#define GPUOPT_FILEIO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* Reads all of `path` ("-" = stdin) into out (appended; NUL-terminated).
+ * Returns true on success. On failure returns false and sets *why to a
+ * static or owned message: the caller frees *why_owned if non-NULL. */
+bool read_file(const char *path, size_t limit, struct buf *out, char **why);
+
+/* Writes data to path atomically: the file is either the whole new content
+ * or untouched. "-" writes to stdout. Returns false and sets *why (owned,
+ * caller frees) on failure. */
+bool write_file_atomic(const char *path, const char *data, size_t len, char **why);
+
+#endif

@@ -1,0 +1,29 @@
+/* paths: turns the PATH arguments of a scan into the list of files to read.
+ * Directories are walked recursively in name order; `.git` and other VCS
+ * folders, virtual environments (a pyvenv.cfg inside, or .venv / venv /
+ * .tox / .nox), site-packages, node_modules and __pycache__ are skipped, as
+ * is anything an --exclude glob matches. Inside directories only .py and
+ * .ipynb files are taken; a file named on the command line is always taken.
+ * Problems (unreadable directory, broken link, symlink loop) become errors
+ * naming the path; the walk goes on. */
+#ifndef GPUOPT_PATHS_H
+#define GPUOPT_PATHS_H
+
+#include "util.h"
+
+struct path_error {
+	char *path;
+	char *message;
+};
+
+struct pathlist {
+	struct ptrvec files;  /* char *, owned */
+	struct ptrvec errors; /* struct path_error *, owned */
+};
+
+/* Appends to out. excludes: NULL-terminated array of globs (may be NULL). */
+void paths_collect(char *const *args, int nargs, char *const *excludes, struct pathlist *out);
+void pathlist_free(struct pathlist *l);
+void path_error_add(struct ptrvec *errors, const char *path, const char *message);
+
+#endif

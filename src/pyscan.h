@@ -1,0 +1,51 @@
+/* pyscan: the static scanner. Parses one source with tree-sitter, resolves
+ * names the way Python's imports bind them (per scope, in source order),
+ * types the values that come out of known library calls, and turns each
+ * call site into at most one finding by looking the callee up in the kb.
+ * It never runs the code. A source with syntax errors is scanned as far as
+ * the parser recovered. */
+#ifndef GPUOPT_PYSCAN_H
+#define GPUOPT_PYSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kb.h"
+#include "source.h"
+
+struct finding {
+	uint32_t line, col, end_line, end_col; /* 1-based; columns in code points */
+	uint32_t cell;                         /* notebooks: 1-based cell; else 0 */
+	uint32_t start_byte, end_byte;         /* in source->text */
+	const struct rule *rule;               /* borrowed from the kb */
+	const char *library;                   /* borrowed: CPU library id */
+	const char *display;                   /* borrowed: CPU library display name */
+	const char *target;                    /* borrowed; NULL = no GPU target */
+	char *headline;                        /* owned: the library's first step, for port findings */
+	char *line_text;                       /* owned: the source line the finding starts on */
+	char *symbol;                          /* owned: qualified name of the callee */
+	char *message;                         /* owned */
+	char *fix;                             /* owned, may be NULL */
+};
+
+struct scan_result {
+	struct finding *items;
+	size_t n, cap;
+	uint32_t syntax_error_line; /* 1-based line of the first syntax error, 0 if none */
+	uint32_t syntax_error_cell;
+};
+
+/* A reusable scanner: owns a tree-sitter parser. One per thread. */
+struct pyscanner;
+
+struct pyscanner *pyscanner_new(const struct kb *kb);
+void pyscanner_free(struct pyscanner *ps); /* accepts NULL */
+
+/* Scans src into out (which must be zeroed or freed). Returns false and
+ * sets *why (owned) only when the parser gave up (time limit). */
+bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *out, char **why);
+
+void scan_result_free(struct scan_result *r); /* accepts a zeroed result */
+
+#endif

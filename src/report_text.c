@@ -1,0 +1,183 @@
+/* report_text: the human rendering of a scan. Per file: one headline per
+ * library with its GPU path and first step, then the findings that stand
+ * out (severity warning or error) with a code frame, then, with --verbose,
+ * every remaining site on one line. Colour only when asked for. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "report.h"
+
+struct style {
+	const char *bold, *dim, *red, *yellow, *cyan, *green, *reset;
+};
+
+static const struct style plain = {"", "", "", "", "", "", ""};
+static const struct style ansi = {"\033[1m", "\033[2m", "\033[31m", "\033[33m", "\033[36m",
+				  "\033[32m", "\033[0m"};
+
+static const char *sev_color(const struct style *s, enum severity v)
+{
+	return v == SEV_ERROR ? s->red : v == SEV_WARNING ? s->yellow : s->cyan;
+}
+
+static void location(FILE *out, const struct scan_file *sf, const struct finding *f)
+{
+	if (sf->notebook)
+		fprintf(out, "%s:cell %u:%u:%u", sf->path, f->cell, f->line, f->col);
+	else
+		fprintf(out, "%s:%u:%u", sf->path, f->line, f->col);
+}
+
+/* The source line with carets under the finding's span. */
+static void frame(FILE *out, const struct style *s, const struct finding *f)
+{
+	if (!f->line_text)
+		return;
+	const char *t = f->line_text;
+	/* Show at most 120 columns from where the line's indentation ends. */
+	int width = 0;
+	uint32_t col = 1, start = f->col, end = f->end_line == f->line ? f->end_col : 0;
+	fprintf(out, "    %s%5u |%s ", s->dim, f->line, s->reset);
+	for (const unsigned char *p = (const unsigned char *)t; *p && width < 160; p++) {
+		fputc(*p == '\t' ? ' ' : *p, out);
+		if ((*p & 0xC0) != 0x80)
+			width++;
+	}
+	fprintf(out, "\n    %s      |%s ", s->dim, s->reset);
+	for (const unsigned char *p = (const unsigned char *)t; *p && col < start && col < 160; p++)
+		if ((*p & 0xC0) != 0x80) {
+			fputc(' ', out);
+			col++;
+		}
+	uint32_t stop = end > start ? end : (uint32_t)width + 1;
+	if (stop > 161)
+		stop = 161;
+	fputs(sev_color(s, f->rule->severity), out);
+	for (uint32_t k = col; k < stop || k == col; k++)
+		fputc('^', out);
+	fprintf(out, "%s\n", s->reset);
+}
+
+struct group {
+	const char *library, *display, *target, *headline, *first_message;
+	size_t ports, others;
+};
+
+static void file_section(FILE *out, const struct style *s, const struct scan_file *sf,
+			 const struct text_options *opt)
+{
+	fprintf(out, "%s%s%s\n", s->bold, sf->path, s->reset);
+	if (sf->res.syntax_error_line) {
+		if (sf->notebook)
+			fprintf(out, "  %snote%s: syntax error in cell %u at line %u; scanned as far as the parser recovered\n",
+				s->cyan, s->reset, sf->res.syntax_error_cell, sf->res.syntax_error_line);
+		else
+			fprintf(out, "  %snote%s: syntax error at line %u; scanned as far as the parser recovered\n",
+				s->cyan, s->reset, sf->res.syntax_error_line);
+	}
+	/* Headlines: one per library, in order of first appearance. */
+	struct group groups[64];
+	size_t ng = 0;
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		size_t g = 0;
+		while (g < ng && strcmp(groups[g].library, f->library) != 0)
+			g++;
+		if (g == ng) {
+			if (ng == 64)
+				continue;
+			groups[ng++] = (struct group){f->library, f->display, NULL, NULL, NULL, 0, 0};
+		}
+		if (f->rule->severity == SEV_NOTE) {
+			groups[g].ports++;
+			if (!groups[g].target)
+				groups[g].target = f->target;
+			if (!groups[g].headline)
+				groups[g].headline = f->headline;
+			if (!groups[g].first_message)
+				groups[g].first_message = f->message;
+		} else {
+			groups[g].others++;
+		}
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const struct group *gr = &groups[g];
+		fprintf(out, "  %s%s%s: ", s->bold, gr->display, s->reset);
+		if (gr->ports && gr->target)
+			fprintf(out, "%zu call%s → %s%s%s", gr->ports, gr->ports == 1 ? "" : "s", s->green,
+				gr->target, s->reset);
+		else if (gr->ports)
+			fprintf(out, "%s", gr->first_message);
+		if (gr->others)
+			fprintf(out, "%s%zu without a GPU path or flagged below", gr->ports ? "; " : "", gr->others);
+		if (gr->ports && gr->headline)
+			fprintf(out, "\n      first step: %s", gr->headline);
+		fputc('\n', out);
+	}
+	/* The exceptions that stand out, with a code frame. */
+	size_t quiet = 0;
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		if (f->rule->severity == SEV_NOTE) {
+			quiet++;
+			continue;
+		}
+		fputs("\n  ", out);
+		location(out, sf, f);
+		fprintf(out, ": %s%s%s %s%s%s [%s]\n", sev_color(s, f->rule->severity),
+			severity_name(f->rule->severity), s->reset, s->bold, f->rule->id, s->reset,
+			f->rule->name);
+		fprintf(out, "    %s\n", f->message);
+		frame(out, s, f);
+		if (f->fix)
+			fprintf(out, "    %sfix:%s %s\n", s->green, s->reset, f->fix);
+	}
+	if (quiet && opt->verbose) {
+		fputc('\n', out);
+		for (size_t k = 0; k < sf->res.n; k++) {
+			const struct finding *f = &sf->res.items[k];
+			if (f->rule->severity != SEV_NOTE)
+				continue;
+			fputs("  ", out);
+			location(out, sf, f);
+			fprintf(out, ": %s%s%s %s%s%s %s\n", s->cyan, "note", s->reset, s->bold, f->rule->id,
+				s->reset, f->message);
+		}
+	} else if (quiet) {
+		fprintf(out, "  %s(%zu more site%s with a GPU path: --verbose lists them)%s\n", s->dim, quiet,
+			quiet == 1 ? "" : "s", s->reset);
+	}
+	fputc('\n', out);
+}
+
+void report_text(FILE *out, const struct scan_report *r, const struct text_options *opt)
+{
+	const struct style *s = opt->color ? &ansi : &plain;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct scan_file *sf = &r->files[i];
+		if (sf->ok && (sf->res.n || sf->res.syntax_error_line))
+			file_section(out, s, sf, opt);
+	}
+	struct scan_counts n;
+	scan_count(r, &n);
+	for (size_t i = 0; r->walk_errors && i < r->walk_errors->len; i++) {
+		const struct path_error *e = r->walk_errors->items[i];
+		fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, e->path, e->message);
+	}
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (!r->files[i].ok)
+			fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, r->files[i].path, r->files[i].error);
+	fprintf(out, "%sScanned %zu file%s", s->bold, n.files_scanned, n.files_scanned == 1 ? "" : "s");
+	if (n.notebooks)
+		fprintf(out, " (%zu notebook%s)", n.notebooks, n.notebooks == 1 ? "" : "s");
+	fprintf(out, " in %.2f s: %zu finding%s%s", r->seconds, n.findings, n.findings == 1 ? "" : "s",
+		s->reset);
+	if (n.findings)
+		fprintf(out, " (%zu error, %zu warning, %zu note)", n.by_severity[SEV_ERROR],
+			n.by_severity[SEV_WARNING], n.by_severity[SEV_NOTE]);
+	if (n.files_with_errors)
+		fprintf(out, "; %s%zu path%s could not be scanned%s", s->red, n.files_with_errors,
+			n.files_with_errors == 1 ? "" : "s", s->reset);
+	fputs(".\n", out);
+}

@@ -1,0 +1,44 @@
+/* source: one unit of Python text ready to scan — a .py file decoded to
+ * UTF-8, or a notebook's code cells joined into one module — plus the map
+ * from its lines back to notebook cells, and column arithmetic. */
+#ifndef GPUOPT_SOURCE_H
+#define GPUOPT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SOURCE_SIZE_LIMIT ((size_t)64 << 20)
+
+struct source {
+	char *path;    /* as the user named it (owned) */
+	char *text;    /* UTF-8, NUL-terminated (owned) */
+	size_t len;
+	bool notebook;
+	/* Notebooks only: for each 0-based line of text, its 1-based cell index
+	 * among all cells and its 0-based line within that cell. */
+	uint32_t *line_cell;
+	uint32_t *line_in_cell;
+	size_t nlines;
+};
+
+/* Reads and decodes `path` ("-" = stdin, as Python). A path ending in .ipynb
+ * is read as a notebook. On failure returns false with *why (owned) saying
+ * what is wrong with the file; out is then empty. */
+bool source_load(const char *path, struct source *out, char **why);
+
+/* Takes ownership of nothing: copies bytes into out->text after checking
+ * they are Python source text (no NUL, UTF-8 or a latin-1 coding cookie). */
+bool source_from_python(const char *path, const char *bytes, size_t len,
+			struct source *out, char **why);
+
+void source_free(struct source *s); /* accepts a zeroed source */
+
+/* 1-based column, in Unicode code points, of byte offset `byte_col` within
+ * the line starting at text + line_start. */
+uint32_t source_column(const struct source *s, size_t line_start, uint32_t byte_col);
+
+/* Validates UTF-8; returns the offset of the first bad byte or len if OK. */
+size_t utf8_check(const unsigned char *p, size_t len);
+
+#endif

@@ -1,0 +1,157 @@
+/* util: see util.h. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+static void oom(void)
+{
+	fputs("gpuopt: out of memory\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return buf_steal(&b);
+}
+
+void buf_reserve(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1) {
+		if (cap > ((size_t)-1) / 2)
+			oom();
+		cap *= 2;
+	}
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void buf_append(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_append(b, &c, 1);
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *buf_steal(struct buf *b)
+{
+	char *s = b->data ? b->data : xstrdup("");
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void ptrvec_push(struct ptrvec *v, void *p)
+{
+	if (v->len == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 8;
+		v->items = xrealloc(v->items, v->cap * sizeof *v->items);
+	}
+	v->items[v->len++] = p;
+}
+
+void ptrvec_free(struct ptrvec *v)
+{
+	free(v->items);
+	v->items = NULL;
+	v->len = v->cap = 0;
+}
+
+bool str_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}

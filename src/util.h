@@ -1,0 +1,49 @@
+/* util: memory helpers that die on exhaustion, a growable byte buffer, and
+ * small string helpers shared by every module.
+ *
+ * Ownership: buf_* functions own buf->data; buf_free() releases it and
+ * accepts a zeroed or already-freed buffer. x*alloc() never return NULL: on
+ * exhaustion they print `gpuopt: out of memory` and exit 2. */
+#ifndef GPUOPT_UTIL_H
+#define GPUOPT_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct buf {
+	char *data; /* NUL-terminated when len > 0 or after any append */
+	size_t len;
+	size_t cap;
+};
+
+void buf_reserve(struct buf *b, size_t extra);
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_putc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Hands the string to the caller (never NULL) and leaves b empty. */
+char *buf_steal(struct buf *b);
+void buf_free(struct buf *b);
+
+/* A growable array of pointers; the vector owns only its slot array. */
+struct ptrvec {
+	void **items;
+	size_t len;
+	size_t cap;
+};
+void ptrvec_push(struct ptrvec *v, void *p);
+void ptrvec_free(struct ptrvec *v);
+
+bool str_starts_with(const char *s, const char *prefix);
+bool str_ends_with(const char *s, const char *suffix);
+
+#endif
