@@ -1001,6 +1001,7 @@ bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *
 			 &out->syntax_error_cell);
 	}
 	ts_tree_delete(tree);
-	qsort(out->items, out->n, sizeof *out->items, finding_cmp);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, finding_cmp);
 	return true;
 }

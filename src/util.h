@@ -29,7 +29,7 @@ void buf_append(struct buf *b, const void *p, size_t n);
 void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hands the string to the caller (never NULL) and leaves b empty. */
 char *buf_steal(struct buf *b);
 void buf_free(struct buf *b);

@@ -1,0 +1,4 @@
+# -*- coding: latin-1 -*-
+import numpy as np
+s = 'é'
+np.zeros(1)
