@@ -136,12 +136,13 @@ bool source_load(const char *path, struct source *out, char **why)
 {
 	memset(out, 0, sizeof *out);
 	struct buf raw = {0};
-	if (!read_file(path, SOURCE_SIZE_LIMIT, &raw, why)) {
+	bool nb = str_ends_with(path, ".ipynb");
+	if (!read_file(path, nb ? NOTEBOOK_SIZE_LIMIT : SOURCE_SIZE_LIMIT, &raw, why)) {
 		buf_free(&raw);
 		return false;
 	}
 	bool ok;
-	if (str_ends_with(path, ".ipynb"))
+	if (nb)
 		ok = notebook_to_source(path, raw.data ? raw.data : "", raw.len, out, why);
 	else
 		ok = source_from_python(path, raw.data ? raw.data : "", raw.len, out, why);

@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SOURCE_SIZE_LIMIT ((size_t)64 << 20)
+/* Larger files are refused: a dense 10 MB module already takes the parser
+ * about 1 GB. Notebooks may be far larger (embedded outputs), their code not. */
+#define SOURCE_SIZE_LIMIT ((size_t)16 << 20)
+#define NOTEBOOK_SIZE_LIMIT ((size_t)128 << 20)
 
 struct source {
 	char *path;    /* as the user named it (owned) */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Run every test: install and build (scripts/setup.sh), then the unit,
+# fuzz-seed and end-to-end suites on the release build and again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included),
+# then each libFuzzer target for FUZZ_SECONDS (default 30) when clang is here.
+# Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+tally() { # tally LOG: add meson's Ok/Fail counts
+  local ok fail
+  ok=$(grep -E '^Ok:' "$1" | awk '{print $2}' | tail -1)
+  fail=$(grep -E '^(Fail|Timeout|Unexpected Pass):' "$1" | awk '{s+=$NF} END {print s+0}')
+  passed=$((passed + ${ok:-0}))
+  failed=$((failed + ${fail:-0}))
+  [ -n "$ok" ] || failed=$((failed + 1))
+}
+
+log=$(mktemp)
+echo "== release build"
+meson test -C build --print-errorlogs 2>&1 | tee "$log"
+tally "$log"
+
+echo "== sanitizer build (ASan + UBSan + LSan)"
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+meson test -C build-asan --print-errorlogs 2>&1 | tee "$log"
+tally "$log"
+
+if command -v clang >/dev/null; then
+  echo "== libFuzzer, ${FUZZ_SECONDS:-30} s per target"
+  [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
+      -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+  if meson compile -C build-fuzz >/dev/null; then
+    for t in pyscan notebook; do
+      work=$(mktemp -d)
+      if build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
+           -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+           "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
+        echo "fuzz $t: ok ($(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') runs)"
+        passed=$((passed + 1))
+      else
+        echo "fuzz $t: FAILED"; tail -40 "$log"; failed=$((failed + 1))
+      fi
+      rm -rf "$work"
+    done
+  else
+    echo "fuzz build: FAILED"; failed=$((failed + 1))
+  fi
+fi
+rm -f "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

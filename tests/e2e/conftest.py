@@ -1,0 +1,48 @@
+"""Shared fixtures for the end-to-end tests: they run the real gpuopt binary
+(GPUOPT, else build/src/gpuopt) on real files and check what it prints."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(os.environ.get("GPUOPT_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
+BINARY = Path(os.environ.get("GPUOPT", ROOT / "build" / "src" / "gpuopt"))
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return f"rc={self.rc}\nstdout:\n{self.out}\nstderr:\n{self.err}"
+
+
+def run(*args, input=None, env=None, cwd=None, timeout=120, user=None):
+    full_env = dict(os.environ)
+    full_env.pop("NO_COLOR", None)
+    full_env.update(env or {})
+    kw = {}
+    if user is not None:
+        kw["user"] = user
+    proc = subprocess.run([str(BINARY), *map(str, args)], input=input, capture_output=True,
+                          text=True, env=full_env, cwd=cwd, timeout=timeout, **kw)
+    return Result(proc)
+
+
+@pytest.fixture
+def gpuopt():
+    assert BINARY.exists(), f"build gpuopt first: {BINARY} is missing"
+    return run
+
+
+def scan_json(*paths, **kw):
+    r = run("scan", "--format", "json", *paths, **kw)
+    assert r.rc in (0, 1), r
+    return r.json()

@@ -1,0 +1,176 @@
+"""The three outputs (text, JSON, SARIF), exit codes by --fail-on, -o,
+--exclude, colour, and notebook positions."""
+import json
+import os
+import re
+from pathlib import Path
+
+from conftest import ROOT, run
+
+CODE = """\
+import numpy as np
+import pandas as pd
+from sklearn.cluster import AgglomerativeClustering
+
+a = np.fft.fft(np.ones(8))
+df = pd.read_csv("x.csv")
+for _, row in df.iterrows():
+    pass
+model = AgglomerativeClustering(3)
+"""
+
+FINDING_KEYS = {"path", "line", "column", "end_line", "end_column", "cell", "rule", "rule_name",
+                "category", "library", "symbol", "target", "severity", "message", "fix"}
+CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-loop",
+              "roundtrip-in-loop", "unsynchronized-timing", "transfer-in-loop",
+              "mixed-host-device", "no-gpu-path"}
+TARGETS = {"cupy", "cudf.pandas", "cudf", "cuml.accel", "cuml", "nx-cugraph", "cugraph", "cucim",
+           "cuvs", "kvikio", "numba-cuda", "numba-cuda-mlir", "warp", "newton", "raft", "dask", None}
+
+
+def write(tmp_path, name="work.py", text=CODE):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_json_document(tmp_path):
+    p = write(tmp_path)
+    r = run("scan", "--format", "json", p)
+    doc = r.json()
+    assert set(doc) == {"tool", "version", "findings", "summary", "errors", "notices"}
+    assert doc["version"] == run("--version").out.split()[1]
+    assert doc["findings"], doc
+    for f in doc["findings"]:
+        assert set(f) == FINDING_KEYS
+        assert f["category"] in CATEGORIES and f["target"] in TARGETS
+        assert f["cell"] is None
+        assert 1 <= f["line"] <= f["end_line"] and f["column"] >= 1
+    s = doc["summary"]
+    assert s["files_scanned"] == 1 and s["findings"] == len(doc["findings"])
+    assert sum(s["by_target"].values()) == sum(s["by_category"].values()) == s["findings"]
+    assert sum(s["by_severity"].values()) == s["findings"]
+    by_line = {f["line"]: f for f in doc["findings"]}
+    assert by_line[6]["target"] == "cudf.pandas" and by_line[6]["symbol"] == "pandas.read_csv"
+    assert by_line[6]["fix"] == f"python -m cudf.pandas {p}"
+    assert by_line[7]["category"] == "no-gpu-path" and by_line[7]["target"] is None
+    assert by_line[9]["rule"] == "GPU203"
+
+
+def test_fail_on_levels(tmp_path):
+    p = write(tmp_path)
+    assert run("scan", p).rc == 0                      # default: error
+    assert run("scan", "--fail-on", "warning", p).rc == 1
+    assert run("scan", "--fail-on", "note", p).rc == 1
+    assert run("scan", "--fail-on", "never", p).rc == 0
+    quiet = write(tmp_path, "plain.py", "print(sum(range(10)))\n")
+    assert run("scan", "--fail-on", "note", quiet).rc == 0
+    assert run("scan", "--format", "json", quiet).json()["findings"] == []
+
+
+def test_text_output_groups_by_library(tmp_path):
+    p = write(tmp_path)
+    r = run("scan", p)
+    out = r.out
+    assert "\033[" not in out  # not a terminal: no colour
+    assert out.startswith(f"{p}\n")
+    assert re.search(r"pandas: \d+ calls? → cudf\.pandas", out)
+    assert f"first step: python -m cudf.pandas {p}" in out
+    # exceptions with location, rule and a code frame
+    assert f"{p}:7:15: warning GPU206" in out
+    assert "    7 |" in out and "^" in out
+    assert "--verbose lists them" in out
+    v = run("scan", "--verbose", p).out
+    assert f"{p}:5:5: note GPU101" in v
+    assert out.rstrip().splitlines()[-1].startswith("Scanned 1 file in ")
+
+
+def test_colour_choice(tmp_path):
+    p = write(tmp_path)
+    assert "\033[" in run("scan", "--color", "always", p).out
+    assert "\033[" not in run("scan", "--color", "never", p).out
+    assert "\033[" not in run("scan", p, env={"NO_COLOR": "1"}).out
+
+
+def test_output_file_is_written_whole_or_not_at_all(tmp_path):
+    p = write(tmp_path)
+    out = tmp_path / "report.json"
+    r = run("scan", "--format", "json", "-o", out, p)
+    assert r.rc == 0 and r.out == ""
+    assert json.loads(out.read_text())["findings"]
+    assert [x.name for x in tmp_path.iterdir() if "tmp" in x.name] == []
+    r = run("scan", "--format", "json", "-o", tmp_path / "no" / "dir" / "r.json", p)
+    assert r.rc == 2 and "cannot write" in r.err
+    assert not (tmp_path / "no").exists()
+
+
+def test_exclude_and_skipped_directories(tmp_path):
+    write(tmp_path, "keep.py")
+    write(tmp_path, "skip_me.py")
+    for d in (".git", "node_modules", "site-packages", "__pycache__", "venv_custom", "build"):
+        (tmp_path / d).mkdir()
+        write(tmp_path / d, "inside.py")
+    (tmp_path / "venv_custom" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    doc = run("scan", "--format", "json", "--exclude", "skip_*", "-e", "build", tmp_path).json()
+    names = {os.path.relpath(f["path"], tmp_path) for f in doc["findings"]}
+    assert names == {"keep.py"}
+
+
+def test_sarif_document(tmp_path):
+    p = write(tmp_path, "has space.py")
+    r = run("scan", "--format", "sarif", p)
+    assert r.rc == 0
+    doc = json.loads(r.out)
+    assert doc["version"] == "2.1.0" and "sarif-2.1.0" in doc["$schema"]
+    (run_,) = doc["runs"]
+    driver = run_["tool"]["driver"]
+    assert driver["name"] == "gpuopt"
+    ids = [x["id"] for x in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
+        assert rule["defaultConfiguration"]["level"] in ("note", "warning", "error")
+    assert run_["results"]
+    for res in run_["results"]:
+        assert driver["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+        assert res["level"] in ("note", "warning", "error") and res["message"]["text"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith("has%20space.py")
+        reg = loc["region"]
+        assert reg["startLine"] >= 1 and reg["startColumn"] >= 1
+        assert (reg["endLine"], reg["endColumn"]) >= (reg["startLine"], reg["startColumn"])
+    assert run_["columnKind"] == "unicodeCodePoints"
+    assert run_["invocations"][0]["executionSuccessful"] is True
+
+
+def test_notebook_positions(tmp_path):
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Analysis\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+         "source": ["%matplotlib inline\n", "import pandas as pd\n", "!pip list\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 2,
+         "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=" * 1000}}],
+         "source": "df = pd.read_csv('x.csv')\n\nfor _, r in df.iterrows():\n    pass"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "source": ["%%bash\n", "pd.read_csv('no')\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "source": ["%%time\n", "df.groupby('a').sum()\n"]},
+    ]}
+    p = tmp_path / "analysis.ipynb"
+    p.write_text(json.dumps(nb))
+    doc = run("scan", "--format", "json", p).json()
+    assert doc["errors"] == [] and doc["summary"]["notebooks"] == 1
+    got = {(f["cell"], f["line"], f["column"], f["symbol"]) for f in doc["findings"]}
+    assert (3, 1, 6, "pandas.read_csv") in got
+    assert (3, 3, 15, "pandas.DataFrame.iterrows") in got
+    assert not any(c == 4 for c, *_ in got)  # %%bash cell is not Python
+    assert any(c == 5 and line == 2 for c, line, *_ in got)
+    fix = [f for f in doc["findings"] if f["symbol"] == "pandas.read_csv"][0]["fix"]
+    assert "%load_ext cudf.pandas" in fix
+    text = run("scan", p).out
+    assert f"{p}:cell 3:3:15: warning GPU206" in text
+
+
+def test_examples_directory_scans_cleanly():
+    r = run("scan", "--format", "json", ROOT / "examples")
+    doc = r.json()
+    assert r.rc == 0 and doc["errors"] == []
+    assert doc["summary"]["files_scanned"] >= 12
