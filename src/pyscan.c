@@ -133,8 +133,12 @@ struct ctx {
 	int except_depth;
 };
 
+/* tree-sitter 0.20 dereferences null nodes, and error recovery can leave any
+ * field empty, so every node query below goes through these guards. */
 static enum nk kind(const struct ctx *c, TSNode n)
 {
+	if (ts_node_is_null(n))
+		return NK_OTHER;
 	TSSymbol s = ts_node_symbol(n);
 	return s < c->ps->nsymbols ? (enum nk)c->ps->kinds[s] : NK_OTHER;
 }
@@ -146,6 +150,10 @@ static TSNode field(const struct ctx *c, TSNode n, enum field f)
 
 static const char *node_text(const struct ctx *c, TSNode n, size_t *len)
 {
+	if (ts_node_is_null(n)) {
+		*len = 0;
+		return "";
+	}
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	*len = b - a;
 	return c->text + a;
@@ -794,6 +802,8 @@ static void visit_import_from(struct ctx *c, TSNode stmt)
 /* Binds every identifier a parameter list introduces as unknown. */
 static void bind_params(struct ctx *c, TSNode params)
 {
+	if (ts_node_is_null(params))
+		return;
 	uint32_t n = ts_node_named_child_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ts_node_named_child(params, i);
