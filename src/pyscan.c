@@ -131,6 +131,8 @@ struct ctx {
 	struct scope *scopes;
 	size_t nscopes, capscopes;
 	int except_depth;
+	const struct kb_entry *imported[32]; /* import entries already reported */
+	size_t nimported;
 };
 
 /* tree-sitter 0.20 dereferences null nodes, and error recovery can leave any
@@ -642,11 +644,18 @@ static void emit(struct ctx *c, TSNode at, const struct kb_library *lib, const s
 	f->message = expand(msg_t, &v);
 	f->fix = fix_t ? expand(fix_t, &v) : NULL;
 	if (gpu && !fb) {
-		const char *h = c->src->notebook && lib->notebook_fix ? lib->notebook_fix
+		/* An entry with a target of its own (numpy.fromfile -> kvikio) has its own first step. */
+		const char *h = e && e->has_target && e->fix ? e->fix
+			      : c->src->notebook && lib->notebook_fix ? lib->notebook_fix
 			      : lib->headline_fix ? lib->headline_fix : lib->fix;
 		f->headline = h ? expand(h, &v) : NULL;
 	}
 	free(gpu_name);
+}
+
+static enum policy method_policy(const struct kb_library *lib, const struct kb_type *type)
+{
+	return type ? type->methods : lib->unlisted_methods;
 }
 
 static void visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
@@ -685,12 +694,15 @@ static void visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
 				}
 				free(value);
 			}
-			emit(c, call, lib, e, r.name, true, NULL, (TSNode){0}, NULL);
+			/* A method entry exists to check its fallbacks (fit's sample_weight);
+			 * the call itself counts only where the type's methods are ports. */
+			if (site != SITE_METHOD || method_policy(lib, type) == POL_PORT)
+				emit(c, call, lib, e, r.name, true, NULL, (TSNode){0}, NULL);
 		}
 	} else {
 		enum policy p = site == SITE_CLASS ? lib->unlisted_classes
 			      : site == SITE_FUNCTION ? lib->unlisted_functions
-			      : type ? type->methods : lib->unlisted_methods;
+			      : method_policy(lib, type);
 		if (p != POL_IGNORE)
 			emit(c, call, lib, NULL, r.name, p == POL_PORT, NULL, (TSNode){0}, NULL);
 	}
@@ -699,17 +711,17 @@ static void visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
 
 /* ---- imports ---- */
 
-static void import_finding(struct ctx *c, TSNode stmt, const char *module,
-			   const struct kb_entry **seen, size_t *nseen)
+static void import_finding(struct ctx *c, TSNode stmt, const char *module)
 {
 	const struct kb_entry *e = kb_import(c->kb, module);
 	if (!e)
 		return;
-	for (size_t i = 0; i < *nseen; i++)
-		if (seen[i] == e)
+	/* One finding per library per file: "this file uses PyTorch" is one fact. */
+	for (size_t i = 0; i < c->nimported; i++)
+		if (c->imported[i] == e)
 			return;
-	if (*nseen < 16)
-		seen[(*nseen)++] = e;
+	if (c->nimported < sizeof c->imported / sizeof *c->imported)
+		c->imported[c->nimported++] = e;
 	const struct kb_library *lib = e->lib;
 	const char *target = e->has_target ? e->target : lib->target;
 	struct tvars v = {.name = module, .short_name = module, .target = target, .why = e->why,
@@ -735,8 +747,6 @@ static char *dotted(const struct ctx *c, TSNode n)
 
 static void visit_import(struct ctx *c, TSNode stmt)
 {
-	const struct kb_entry *seen[16];
-	size_t nseen = 0;
 	uint32_t n = ts_node_named_child_count(stmt);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode ch = ts_node_named_child(stmt, i);
@@ -746,13 +756,13 @@ static void visit_import(struct ctx *c, TSNode stmt)
 			size_t top = strcspn(full, ".");
 			char *topname = xstrndup(full, top);
 			bind(c, topname, top, B_QUAL, topname);
-			import_finding(c, stmt, full, seen, &nseen);
+			import_finding(c, stmt, full);
 			free(topname);
 			free(full);
 		} else if (k == NK_ALIASED_IMPORT) { /* import a.b as x  binds x = a.b */
 			char *full = dotted(c, field(c, ch, F_NAME));
 			bind_node(c, field(c, ch, F_ALIAS), B_QUAL, full);
-			import_finding(c, stmt, full, seen, &nseen);
+			import_finding(c, stmt, full);
 			free(full);
 		}
 	}
@@ -763,8 +773,6 @@ static void visit_import_from(struct ctx *c, TSNode stmt)
 	TSNode mod = field(c, stmt, F_MODULE_NAME);
 	if (ts_node_is_null(mod) || kind(c, mod) != NK_DOTTED_NAME)
 		return; /* relative imports name this project's own modules */
-	const struct kb_entry *seen[16];
-	size_t nseen = 0;
 	char *base = dotted(c, mod);
 	uint32_t n = ts_node_named_child_count(stmt);
 	for (uint32_t i = 0; i < n; i++) {
@@ -775,7 +783,7 @@ static void visit_import_from(struct ctx *c, TSNode stmt)
 		TSNode name_node = ch, alias = ch;
 		if (k == NK_WILDCARD_IMPORT) {
 			ptrvec_push(&c->scopes[c->nscopes - 1].stars, xstrdup(base));
-			import_finding(c, stmt, base, seen, &nseen);
+			import_finding(c, stmt, base);
 			continue;
 		}
 		if (k == NK_ALIASED_IMPORT) {
@@ -790,7 +798,7 @@ static void visit_import_from(struct ctx *c, TSNode stmt)
 			bind_node(c, alias, B_QUAL, full);
 		else
 			bind(c, name, strlen(name), B_QUAL, full);
-		import_finding(c, stmt, full, seen, &nseen);
+		import_finding(c, stmt, full);
 		free(name);
 		free(full);
 	}

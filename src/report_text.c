@@ -59,10 +59,87 @@ static void frame(FILE *out, const struct style *s, const struct finding *f)
 	fprintf(out, "%s\n", s->reset);
 }
 
+#define MAX_TARGETS 4
+
+/* One headline: a library, its GPU paths (with call counts and the first
+ * step of each) and how many of its calls stand out below. */
 struct group {
-	const char *library, *display, *target, *headline, *first_message;
-	size_t ports, others;
+	const char *library, *display;
+	struct {
+		const char *target, *headline, *message;
+		size_t count;
+	} paths[MAX_TARGETS];
+	size_t npaths, others;
 };
+
+static void headlines(FILE *out, const struct style *s, const struct scan_file *sf)
+{
+	struct group groups[64];
+	size_t ng = 0;
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		size_t g = 0;
+		while (g < ng && strcmp(groups[g].library, f->library) != 0)
+			g++;
+		if (g == ng) {
+			if (ng == 64)
+				continue;
+			memset(&groups[ng], 0, sizeof groups[ng]);
+			groups[ng].library = f->library;
+			groups[ng].display = f->display;
+			ng++;
+		}
+		struct group *gr = &groups[g];
+		if (f->rule->severity != SEV_NOTE) {
+			gr->others++;
+			continue;
+		}
+		size_t p = 0;
+		while (p < gr->npaths && !(gr->paths[p].target == f->target ||
+					   (gr->paths[p].target && f->target &&
+					    strcmp(gr->paths[p].target, f->target) == 0)))
+			p++;
+		if (p == gr->npaths) {
+			if (p == MAX_TARGETS)
+				continue;
+			gr->paths[p].target = f->target;
+			gr->paths[p].headline = f->headline;
+			gr->paths[p].message = f->message;
+			gr->npaths++;
+		}
+		gr->paths[p].count++;
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const struct group *gr = &groups[g];
+		if (gr->npaths == 1 && !gr->paths[0].target && !gr->others) {
+			/* Already on a GPU framework: the message names it. */
+			fprintf(out, "  %s\n", gr->paths[0].message);
+			continue;
+		}
+		fprintf(out, "  %s%s%s: ", s->bold, gr->display, s->reset);
+		for (size_t p = 0; p < gr->npaths; p++) {
+			size_t n = gr->paths[p].count;
+			if (p)
+				fputs(", ", out);
+			if (gr->paths[p].target)
+				fprintf(out, "%zu call%s → %s%s%s", n, n == 1 ? "" : "s", s->green,
+					gr->paths[p].target, s->reset);
+			else
+				fputs(gr->paths[p].message, out);
+		}
+		if (gr->others)
+			fprintf(out, "%s%zu without a GPU path or flagged below", gr->npaths ? "; " : "", gr->others);
+		fputc('\n', out);
+		for (size_t p = 0; p < gr->npaths; p++) {
+			if (!gr->paths[p].headline)
+				continue;
+			if (gr->npaths > 1)
+				fprintf(out, "      first step (%s): %s\n", gr->paths[p].target, gr->paths[p].headline);
+			else
+				fprintf(out, "      first step: %s\n", gr->paths[p].headline);
+		}
+	}
+}
 
 static void file_section(FILE *out, const struct style *s, const struct scan_file *sf,
 			 const struct text_options *opt)
@@ -76,45 +153,7 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 			fprintf(out, "  %snote%s: syntax error at line %u; scanned as far as the parser recovered\n",
 				s->cyan, s->reset, sf->res.syntax_error_line);
 	}
-	/* Headlines: one per library, in order of first appearance. */
-	struct group groups[64];
-	size_t ng = 0;
-	for (size_t k = 0; k < sf->res.n; k++) {
-		const struct finding *f = &sf->res.items[k];
-		size_t g = 0;
-		while (g < ng && strcmp(groups[g].library, f->library) != 0)
-			g++;
-		if (g == ng) {
-			if (ng == 64)
-				continue;
-			groups[ng++] = (struct group){f->library, f->display, NULL, NULL, NULL, 0, 0};
-		}
-		if (f->rule->severity == SEV_NOTE) {
-			groups[g].ports++;
-			if (!groups[g].target)
-				groups[g].target = f->target;
-			if (!groups[g].headline)
-				groups[g].headline = f->headline;
-			if (!groups[g].first_message)
-				groups[g].first_message = f->message;
-		} else {
-			groups[g].others++;
-		}
-	}
-	for (size_t g = 0; g < ng; g++) {
-		const struct group *gr = &groups[g];
-		fprintf(out, "  %s%s%s: ", s->bold, gr->display, s->reset);
-		if (gr->ports && gr->target)
-			fprintf(out, "%zu call%s → %s%s%s", gr->ports, gr->ports == 1 ? "" : "s", s->green,
-				gr->target, s->reset);
-		else if (gr->ports)
-			fprintf(out, "%s", gr->first_message);
-		if (gr->others)
-			fprintf(out, "%s%zu without a GPU path or flagged below", gr->ports ? "; " : "", gr->others);
-		if (gr->ports && gr->headline)
-			fprintf(out, "\n      first step: %s", gr->headline);
-		fputc('\n', out);
-	}
+	headlines(out, s, sf);
 	/* The exceptions that stand out, with a code frame. */
 	size_t quiet = 0;
 	for (size_t k = 0; k < sf->res.n; k++) {

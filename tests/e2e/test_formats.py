@@ -160,13 +160,13 @@ def test_notebook_positions(tmp_path):
     assert doc["errors"] == [] and doc["summary"]["notebooks"] == 1
     got = {(f["cell"], f["line"], f["column"], f["symbol"]) for f in doc["findings"]}
     assert (3, 1, 6, "pandas.read_csv") in got
-    assert (3, 3, 15, "pandas.DataFrame.iterrows") in got
+    assert (3, 3, 13, "pandas.DataFrame.iterrows") in got
     assert not any(c == 4 for c, *_ in got)  # %%bash cell is not Python
     assert any(c == 5 and line == 2 for c, line, *_ in got)
     fix = [f for f in doc["findings"] if f["symbol"] == "pandas.read_csv"][0]["fix"]
     assert "%load_ext cudf.pandas" in fix
     text = run("scan", p).out
-    assert f"{p}:cell 3:3:15: warning GPU206" in text
+    assert f"{p}:cell 3:3:13: warning GPU206" in text
 
 
 def test_examples_directory_scans_cleanly():
