@@ -19,18 +19,32 @@ tally() { # tally LOG: add meson's Ok/Fail counts
   failed=$((failed + ${fail:-0}))
   [ -n "$ok" ] || failed=$((failed + 1))
 }
+pytally() { # pytally LOG: add pytest's passed/failed counts
+  local line p f
+  line=$(grep -E '^=*.*[0-9]+ (passed|failed)' "$1" | tail -1)
+  p=$(grep -oE '[0-9]+ passed' <<<"$line" | awk '{print $1}')
+  f=$(grep -oE '[0-9]+ (failed|error)' <<<"$line" | awk '{s+=$1} END {print s+0}')
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  [ -n "$p" ] || [ "${f:-0}" -gt 0 ] || failed=$((failed + 1))
+}
+suite() { # suite BUILD_DIR: unit and fuzz-seed tests by meson, end-to-end by pytest
+  meson test -C "$1" --suite unit --suite fuzz --print-errorlogs 2>&1 | tee "$log"
+  tally "$log"
+  GPUOPT="$1/src/gpuopt" pytest-3 -p no:cacheprovider -q tests/e2e 2>&1 | tee "$log"
+  pytally "$log"
+}
 
 log=$(mktemp)
 echo "== release build"
-meson test -C build --print-errorlogs 2>&1 | tee "$log"
-tally "$log"
+suite build
 
 echo "== sanitizer build (ASan + UBSan + LSan)"
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-meson test -C build-asan --print-errorlogs 2>&1 | tee "$log"
-tally "$log"
+meson compile -C build-asan >/dev/null
+suite build-asan
 
 if command -v clang >/dev/null; then
   echo "== libFuzzer, ${FUZZ_SECONDS:-30} s per target"

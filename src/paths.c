@@ -85,7 +85,8 @@ static void walk_dir(struct walk *w, const char *path, const struct stat *st)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			ptrvec_push(&names, xstrdup(de->d_name));
 	closedir(d);
-	qsort(names.items, names.len, sizeof *names.items, name_cmp);
+	if (names.len > 1)
+		qsort(names.items, names.len, sizeof *names.items, name_cmp);
 	for (size_t i = 0; i < names.len; i++) {
 		const char *base = names.items[i];
 		char *child = str_ends_with(path, "/") ? xasprintf("%s%s", path, base)

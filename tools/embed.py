@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check gpuopt's data files and compile them into a C source file.
 
-Usage: embed.py --root DATA_DIR --output data_blob.c FILE...
+Usage: embed.py --root DATA_DIR --output data_blob.c [--depfile FILE.d] [FILE...]
 
+Without FILEs it takes DATA_DIR/rules.json and DATA_DIR/knowledge/*.json.
 Each FILE is stored under its path relative to DATA_DIR ("rules.json",
 "knowledge/numpy.json"). The checks here are the build-time half of the
 validation (JSON syntax, rule ids, targets, fallback keys); the C loader
@@ -123,8 +124,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     ap.add_argument("--output", required=True)
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("--depfile")
+    ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    if not a.files:
+        kdir = os.path.join(a.root, "knowledge")
+        a.files = [os.path.join(a.root, "rules.json")] + sorted(
+            os.path.join(kdir, f) for f in os.listdir(kdir) if f.endswith(".json"))
     docs = []
     for f in a.files:
         rel = os.path.relpath(f, a.root)
@@ -152,6 +158,10 @@ def main():
         out.write("};\n")
         out.write(f"const size_t gpuopt_data_file_count = {len(docs)};\n")
     os.replace(tmp, a.output)
+    if a.depfile:
+        deps = [os.path.abspath(f) for f in a.files] + [os.path.abspath(os.path.join(a.root, "knowledge"))]
+        with open(a.depfile, "w") as d:
+            d.write(a.output.replace(" ", "\\ ") + ": " + " ".join(x.replace(" ", "\\ ") for x in deps) + "\n")
 
 
 if __name__ == "__main__":
