@@ -82,3 +82,36 @@ def test_examples_match_golden():
     assert golden.exists(), "run with GPUOPT_UPDATE_GOLDEN=1 to create examples.expected"
     want = golden.read_text().splitlines()
     assert rows == want
+
+
+def test_every_rule_has_a_case():
+    import json
+    rules = {r["id"] for r in json.loads(run("rules", "--format", "json").out)}
+    covered = set()
+    for case in CASES:
+        for specs in expectations(case).values():
+            covered |= {s.partition("/")[0] for s in specs}
+    assert rules - covered == set(), "rules without an end-to-end case"
+
+
+def test_data_dir_override(tmp_path):
+    """GPUOPT_DATA_DIR reads the knowledge from disk: a corrected fact takes
+    effect without a rebuild, and a broken file is refused by name."""
+    import json
+    import shutil
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    sk = data / "knowledge" / "sklearn.json"
+    doc = json.loads(sk.read_text())
+    doc["apis"] = [e for e in doc["apis"] if e["name"] != "sklearn.cluster.Birch"]
+    doc["apis"].append({"name": "sklearn.cluster.Birch"})
+    sk.write_text(json.dumps(doc))
+    case = tmp_path / "birch.py"
+    case.write_text("from sklearn.cluster import Birch\nBirch()\n")
+    before = run("scan", "--format", "json", case).json()["findings"]
+    after = run("scan", "--format", "json", case, env={"GPUOPT_DATA_DIR": str(data)}).json()["findings"]
+    assert [f["rule"] for f in before] == ["GPU203"]
+    assert [f["rule"] for f in after] == ["GPU104"]
+    sk.write_text("{ broken")
+    r = run("scan", case, env={"GPUOPT_DATA_DIR": str(data)})
+    assert r.rc == 2 and "knowledge/sklearn.json: line 1" in r.err

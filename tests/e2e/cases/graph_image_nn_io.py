@@ -23,6 +23,7 @@ hog = skimage.feature.hog(img)  # expect: GPU205/-
 index = faiss.IndexFlatL2(64)  # expect: GPU107/cuvs
 ivf = faiss.IndexIVFFlat(index, 64, 100)  # expect: GPU107/cuvs
 ann = AnnoyIndex(64, "angular")  # expect: GPU107/cuvs
+lsh = faiss.IndexLSH(64, 256)  # expect: GPU207/-
 
 blur = cv2.GaussianBlur(img, (5, 5), 0)  # expect: GPU109/cucim
 frame = cv2.imread("x.png")
