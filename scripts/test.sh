@@ -2,7 +2,7 @@
 # Run every test: install and build (scripts/setup.sh), then the unit,
 # fuzz-seed and end-to-end suites on the release build and again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included),
-# then each libFuzzer target for FUZZ_SECONDS (default 30) when clang is here.
+# then each libFuzzer target for FUZZ_SECONDS (default 60) when clang is here.
 # Ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,13 +47,15 @@ meson compile -C build-asan >/dev/null
 suite build-asan
 
 if command -v clang >/dev/null; then
-  echo "== libFuzzer, ${FUZZ_SECONDS:-30} s per target"
+  echo "== libFuzzer, ${FUZZ_SECONDS:-60} s per target"
   [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
       -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
   if meson compile -C build-fuzz >/dev/null; then
-    for t in pyscan notebook; do
+    for exe in build-fuzz/tests/fuzz/fuzz_*; do
+      [ -f "$exe" ] && [ -x "$exe" ] || continue
+      t=${exe##*/fuzz_}
       work=$(mktemp -d)
-      if build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
+      if "$exe" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=65536 \
            -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
            "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
         echo "fuzz $t: ok ($(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') runs)"
