@@ -105,6 +105,36 @@ static char *load_rules(struct kb *kb, json_t *doc)
 	return NULL;
 }
 
+/* A condition on one argument (a fallback, or device_if); n numbers it in
+ * messages (0: the device_if). */
+static char *load_condition(const struct kb_library *lib, const char *where, json_t *f,
+			    struct kb_fallback *fb, size_t n)
+{
+	fb->arg = jstr(f, "arg");
+	json_t *pos = json_object_get(f, "pos");
+	fb->pos = json_is_integer(pos) ? (int)json_integer_value(pos) : -1;
+	fb->why = jstr(f, "why");
+	fb->def = json_object_get(f, "default");
+	int k = 0;
+	if (json_object_get(f, "present")) { fb->kind = FB_PRESENT; k++; }
+	if (json_object_get(f, "callable")) { fb->kind = FB_CALLABLE; k++; }
+	if ((fb->values = json_object_get(f, "equals"))) { fb->kind = FB_EQUALS; k++; }
+	json_t *ni = json_object_get(f, "not_in");
+	if (ni) { fb->kind = FB_NOT_IN; fb->values = ni; k++; }
+	json_t *pre = json_object_get(f, "prefix");
+	if (pre) { fb->kind = FB_PREFIX; fb->values = pre; k++; }
+	if (!fb->arg || k != 1 ||
+	    ((fb->kind == FB_EQUALS || fb->kind == FB_NOT_IN || fb->kind == FB_PREFIX) &&
+	     !json_is_array(fb->values))) {
+		if (n)
+			return xasprintf("%s: %s: fallback #%zu needs \"arg\" and one of present/equals/not_in/callable/prefix",
+					 lib->file, where, n);
+		return xasprintf("%s: %s: device_if needs \"arg\" and one of present/equals/not_in/callable/prefix",
+				 lib->file, where);
+	}
+	return NULL;
+}
+
 static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 			struct kb_entry *out, const char *namekey)
 {
@@ -133,29 +163,32 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 	out->gpu_name = jstr(e, "gpu_name");
 	out->returns = jstr(e, "returns");
 	out->library = jstr(e, "library");
+	static const char *const effects[] = {"", "gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"};
+	const char *eff = jstr(e, "effect");
+	for (size_t i = 1; eff && i < sizeof effects / sizeof *effects; i++)
+		if (strcmp(eff, effects[i]) == 0)
+			out->effect = (enum effect)i;
+	if (eff && out->effect == EF_NONE)
+		return xasprintf("%s: %s: unknown effect '%s'", lib->file, where, eff);
+	json_t *dif = json_object_get(e, "device_if");
+	out->device_returns = jstr(e, "device_returns");
+	if (dif) {
+		char *err = load_condition(lib, where, dif, &out->device_if, 0);
+		if (err)
+			return err;
+		out->has_device_if = true;
+	}
+	if ((dif != NULL) != (out->device_returns != NULL))
+		return xasprintf("%s: %s: device_if and device_returns go together", lib->file, where);
 	json_t *fbs = json_object_get(e, "fallback");
 	if (fbs && !json_is_array(fbs))
 		return xasprintf("%s: %s: \"fallback\" is not an array", lib->file, where);
 	out->nfallbacks = json_array_size(fbs);
 	out->fallbacks = xcalloc(out->nfallbacks, sizeof *out->fallbacks);
 	for (size_t i = 0; i < out->nfallbacks; i++) {
-		json_t *f = json_array_get(fbs, i);
-		struct kb_fallback *fb = &out->fallbacks[i];
-		fb->arg = jstr(f, "arg");
-		json_t *pos = json_object_get(f, "pos");
-		fb->pos = json_is_integer(pos) ? (int)json_integer_value(pos) : -1;
-		fb->why = jstr(f, "why");
-		fb->def = json_object_get(f, "default");
-		int n = 0;
-		if (json_object_get(f, "present")) { fb->kind = FB_PRESENT; n++; }
-		if (json_object_get(f, "callable")) { fb->kind = FB_CALLABLE; n++; }
-		if ((fb->values = json_object_get(f, "equals"))) { fb->kind = FB_EQUALS; n++; }
-		json_t *ni = json_object_get(f, "not_in");
-		if (ni) { fb->kind = FB_NOT_IN; fb->values = ni; n++; }
-		if (!fb->arg || n != 1 ||
-		    ((fb->kind == FB_EQUALS || fb->kind == FB_NOT_IN) && !json_is_array(fb->values)))
-			return xasprintf("%s: %s: fallback #%zu needs \"arg\" and one of present/equals/not_in/callable",
-					 lib->file, where, i + 1);
+		char *err = load_condition(lib, where, json_array_get(fbs, i), &out->fallbacks[i], i + 1);
+		if (err)
+			return err;
 	}
 	return NULL;
 }
@@ -188,6 +221,7 @@ static char *load_library(struct kb *kb, size_t li, const char *file, json_t *do
 	lib->fix = jstr(doc, "fix");
 	lib->headline_fix = jstr(doc, "headline_fix");
 	lib->notebook_fix = jstr(doc, "notebook_fix");
+	lib->returns = jstr(doc, "returns");
 	const char *rule = jstr(doc, "rule");
 	if (rule && !(lib->rule = kb_rule(kb, rule)))
 		return xasprintf("%s: file: unknown rule '%s'", file, rule);
@@ -273,6 +307,10 @@ static char *load_types(struct kb *kb)
 					t->methods = POL_IGNORE;
 					if (!parse_policy(jstr(spec, "methods"), &t->methods))
 						return xasprintf("%s: types.%s: bad methods policy", kb->libs[li].file, name);
+					t->device = json_is_true(json_object_get(spec, "device"));
+					const char *ret = jstr(spec, "returns");
+					t->returns_self = ret && strcmp(ret, "self") == 0;
+					t->host_attributes = json_object_get(spec, "host_attributes");
 				}
 				n++;
 			}

@@ -26,13 +26,25 @@ struct rule {
 
 enum policy { POL_IGNORE, POL_PORT, POL_NOGPU };
 
-enum fb_kind { FB_PRESENT, FB_EQUALS, FB_NOT_IN, FB_CALLABLE };
+enum fb_kind { FB_PRESENT, FB_EQUALS, FB_NOT_IN, FB_CALLABLE, FB_PREFIX };
+
+/* What a call does to the host/device data path (anti-pattern rules). */
+enum effect {
+	EF_NONE,
+	EF_GPU,            /* launches GPU work */
+	EF_D2H,            /* copies device -> host (and so synchronizes) */
+	EF_H2D,            /* copies host -> device */
+	EF_H2D_IF_DEVICE,  /* copies host -> device when its device_if holds */
+	EF_SYNC,           /* waits for the GPU */
+	EF_CLOCK,          /* reads a wall clock */
+	EF_TIMEIT,         /* times a callable */
+};
 
 struct kb_fallback {
 	const char *arg;
 	int pos; /* -1: keyword only */
 	enum fb_kind kind;
-	json_t *values;  /* FB_EQUALS / FB_NOT_IN: array (borrowed) */
+	json_t *values;  /* FB_EQUALS / FB_NOT_IN / FB_PREFIX: array (borrowed) */
 	json_t *def;     /* the library's default value, or NULL */
 	const char *why;
 };
@@ -50,12 +62,17 @@ struct kb_entry {
 	const char *message, *fix, *why, *gpu_name, *returns, *library;
 	struct kb_fallback *fallbacks;
 	size_t nfallbacks;
+	enum effect effect;
+	bool has_device_if;
+	struct kb_fallback device_if; /* when it holds, the result is device_returns */
+	const char *device_returns;
 	const struct kb_library *lib;
 };
 
 struct kb_library {
 	const char *file, *id, *display, *source;
 	const char *target, *message, *fix, *headline_fix, *notebook_fix;
+	const char *returns; /* type of what unlisted calls return, or NULL */
 	const struct rule *rule;
 	const struct rule *no_gpu_rule;
 	const char *no_gpu_message, *no_gpu_fix;
@@ -75,6 +92,9 @@ struct kb_type {
 	const char *name;
 	const struct kb_library *lib;
 	enum policy methods;
+	bool device;             /* values of this type live in GPU memory */
+	bool returns_self;       /* unlisted methods return this type */
+	json_t *host_attributes; /* attributes that are host metadata (array) */
 };
 
 struct kb {

@@ -1,19 +1,19 @@
-/* pyscan: see pyscan.h.
+/* pyscan: see pyscan.h; the parts are listed in pyscan_int.h.
  *
- * One pass over the syntax tree with a cursor (no recursion over the tree,
- * so 10,000-deep nesting is fine). Entering a node may bind names, push a
- * scope or emit a finding; leaving it pops the scope or binds an
- * assignment's target. Names resolve in source order, innermost function
- * scope first, class scopes only from directly inside them, as Python does. */
-#include "pyscan.h"
-
+ * This part walks the syntax tree with a cursor (no recursion over the tree,
+ * so 10,000-deep nesting is fine), keeping the ancestors of the current
+ * node, the enclosing loops, the function bodies and the Python scopes.
+ * Names resolve in source order, innermost function scope first, class
+ * scopes only from directly inside them, as Python does. A second pass runs
+ * when call sites showed that a function of the file receives GPU arrays:
+ * then its parameters are typed from those call sites. Last, findings are
+ * ranked by how hot their place is (loop depth, or a function called from a
+ * loop), and the ones that matter only in a loop are dropped elsewhere. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tree_sitter/api.h>
 
-#include "symtab.h"
-#include "util.h"
+#include "pyscan_int.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -22,47 +22,37 @@ const TSLanguage *tree_sitter_python(void);
 /* Deepest attribute / call chain resolved; beyond it a name is unknown. */
 #define RESOLVE_DEPTH 48
 
-enum nk {
-	NK_OTHER = 0, NK_CALL, NK_ATTRIBUTE, NK_IDENTIFIER, NK_IMPORT, NK_IMPORT_FROM,
-	NK_ALIASED_IMPORT, NK_DOTTED_NAME, NK_WILDCARD_IMPORT, NK_RELATIVE_IMPORT,
-	NK_FUNCTION_DEF, NK_CLASS_DEF, NK_LAMBDA, NK_ASSIGNMENT, NK_DECORATOR,
-	NK_KEYWORD_ARGUMENT, NK_ARGUMENT_LIST, NK_STRING, NK_STRING_CONTENT, NK_INTERPOLATION,
-	NK_INTEGER, NK_FLOAT, NK_TRUE, NK_FALSE, NK_NONE, NK_UNARY, NK_PARENTHESIZED,
-	NK_FOR, NK_SUBSCRIPT, NK_LIST_SPLAT, NK_DICT_SPLAT, NK_EXCEPT, NK_ERROR,
-	NK_FUTURE_IMPORT, NK_COMMENT, NK_COUNT
-};
-
 static const char *const nk_names[NK_COUNT] = {
 	[NK_CALL] = "call", [NK_ATTRIBUTE] = "attribute", [NK_IDENTIFIER] = "identifier",
 	[NK_IMPORT] = "import_statement", [NK_IMPORT_FROM] = "import_from_statement",
 	[NK_ALIASED_IMPORT] = "aliased_import", [NK_DOTTED_NAME] = "dotted_name",
 	[NK_WILDCARD_IMPORT] = "wildcard_import", [NK_RELATIVE_IMPORT] = "relative_import",
 	[NK_FUNCTION_DEF] = "function_definition", [NK_CLASS_DEF] = "class_definition",
-	[NK_LAMBDA] = "lambda", [NK_ASSIGNMENT] = "assignment", [NK_DECORATOR] = "decorator",
+	[NK_LAMBDA] = "lambda", [NK_ASSIGNMENT] = "assignment",
+	[NK_AUG_ASSIGNMENT] = "augmented_assignment", [NK_DECORATOR] = "decorator",
 	[NK_KEYWORD_ARGUMENT] = "keyword_argument", [NK_ARGUMENT_LIST] = "argument_list",
 	[NK_STRING] = "string", [NK_STRING_CONTENT] = "string_content",
 	[NK_INTERPOLATION] = "interpolation", [NK_INTEGER] = "integer", [NK_FLOAT] = "float",
 	[NK_TRUE] = "true", [NK_FALSE] = "false", [NK_NONE] = "none",
 	[NK_UNARY] = "unary_operator", [NK_PARENTHESIZED] = "parenthesized_expression",
-	[NK_FOR] = "for_statement", [NK_SUBSCRIPT] = "subscript", [NK_LIST_SPLAT] = "list_splat",
+	[NK_FOR] = "for_statement", [NK_WHILE] = "while_statement", [NK_IF] = "if_statement",
+	[NK_SUBSCRIPT] = "subscript", [NK_LIST_SPLAT] = "list_splat",
 	[NK_DICT_SPLAT] = "dictionary_splat", [NK_EXCEPT] = "except_clause", [NK_ERROR] = "ERROR",
 	[NK_FUTURE_IMPORT] = "future_import_statement", [NK_COMMENT] = "comment",
+	[NK_BINARY] = "binary_operator", [NK_COMPARISON] = "comparison_operator",
+	[NK_BOOLEAN] = "boolean_operator", [NK_RETURN] = "return_statement",
+	[NK_LIST_COMP] = "list_comprehension", [NK_SET_COMP] = "set_comprehension",
+	[NK_DICT_COMP] = "dictionary_comprehension", [NK_GENERATOR] = "generator_expression",
+	[NK_TUPLE] = "tuple", [NK_LIST] = "list", [NK_NAMED_EXPR] = "named_expression",
+	[NK_PATTERN_LIST] = "pattern_list", [NK_TUPLE_PATTERN] = "tuple_pattern",
+	[NK_AS_PATTERN] = "as_pattern", [NK_WITH_ITEM] = "with_item", [NK_SLICE] = "slice",
+	[NK_DECORATED_DEF] = "decorated_definition",
 };
 
-enum field { F_FUNCTION, F_ARGUMENTS, F_OBJECT, F_ATTRIBUTE, F_NAME, F_ALIAS, F_MODULE_NAME,
-	     F_PARAMETERS, F_LEFT, F_RIGHT, F_VALUE, F_ARGUMENT, F_COUNT };
 static const char *const field_names[F_COUNT] = {
 	"function", "arguments", "object", "attribute", "name", "alias", "module_name",
-	"parameters", "left", "right", "value", "argument",
-};
-
-struct pyscanner {
-	const struct kb *kb;
-	TSParser *parser;
-	uint8_t *kinds; /* symbol id -> enum nk */
-	uint32_t nsymbols;
-	TSFieldId fields[F_COUNT];
-	const struct rule *fallback_rule;
+	"parameters", "left", "right", "value", "argument", "body", "condition",
+	"subscript", "operator",
 };
 
 struct pyscanner *pyscanner_new(const struct kb *kb)
@@ -80,13 +70,18 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 		if (!name || ts_language_symbol_type(lang, (TSSymbol)s) != TSSymbolTypeRegular)
 			continue;
 		for (int k = 1; k < NK_COUNT; k++)
-			if (strcmp(name, nk_names[k]) == 0)
+			if (nk_names[k] && strcmp(name, nk_names[k]) == 0)
 				ps->kinds[s] = (uint8_t)k;
 	}
 	for (int f = 0; f < F_COUNT; f++)
 		ps->fields[f] = ts_language_field_id_for_name(lang, field_names[f],
 							      (uint32_t)strlen(field_names[f]));
 	ps->fallback_rule = kb_rule(kb, "GPU301");
+	for (int i = 0; i < 5; i++) {
+		char id[8];
+		snprintf(id, sizeof id, "GPU60%d", i + 1);
+		ps->anti[i] = kb_rule(kb, id);
+	}
 	return ps;
 }
 
@@ -99,45 +94,31 @@ void pyscanner_free(struct pyscanner *ps)
 	free(ps);
 }
 
+static void finding_free(struct finding *f)
+{
+	free(f->symbol);
+	free(f->message);
+	free(f->fix);
+	free(f->headline);
+	free(f->line_text);
+	free(f->rank_reason);
+}
+
 void scan_result_free(struct scan_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->items[i].symbol);
-		free(r->items[i].message);
-		free(r->items[i].fix);
-		free(r->items[i].headline);
-		free(r->items[i].line_text);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		finding_free(&r->items[i]);
 	free(r->items);
 	memset(r, 0, sizeof *r);
 }
 
-/* ---- scan state ---- */
-
-struct scope {
-	struct symtab tab;
-	bool is_class;
-	struct ptrvec stars; /* owned module names from `from M import *` */
-};
-
-struct ctx {
-	const struct pyscanner *ps;
-	const struct kb *kb;
-	const struct source *src;
-	const char *text;
-	struct scan_result *out;
-	struct scope *scopes;
-	size_t nscopes, capscopes;
-	int except_depth;
-	const struct kb_entry *imported[32]; /* import entries already reported */
-	size_t nimported;
-};
+/* ---- nodes ---- */
 
 /* tree-sitter 0.20 dereferences null nodes, and error recovery can leave any
- * field empty, so every node query below goes through these guards. */
-static enum nk kind(const struct ctx *c, TSNode n)
+ * field empty, so every node query goes through these guards. */
+enum nk node_kind(const struct ctx *c, TSNode n)
 {
 	if (ts_node_is_null(n))
 		return NK_OTHER;
@@ -145,12 +126,14 @@ static enum nk kind(const struct ctx *c, TSNode n)
 	return s < c->ps->nsymbols ? (enum nk)c->ps->kinds[s] : NK_OTHER;
 }
 
-static TSNode field(const struct ctx *c, TSNode n, enum field f)
+TSNode node_field(const struct ctx *c, TSNode n, enum field f)
 {
+	if (ts_node_is_null(n))
+		return n;
 	return ts_node_child_by_field_id(n, c->ps->fields[f]);
 }
 
-static const char *node_text(const struct ctx *c, TSNode n, size_t *len)
+const char *node_text(const struct ctx *c, TSNode n, size_t *len)
 {
 	if (ts_node_is_null(n)) {
 		*len = 0;
@@ -160,6 +143,20 @@ static const char *node_text(const struct ctx *c, TSNode n, size_t *len)
 	*len = b - a;
 	return c->text + a;
 }
+
+bool node_text_is(const struct ctx *c, TSNode n, const char *s)
+{
+	size_t len;
+	const char *t = node_text(c, n, &len);
+	return len == strlen(s) && memcmp(t, s, len) == 0;
+}
+
+uint32_t node_line(TSNode n)
+{
+	return ts_node_start_point(n).row + 1;
+}
+
+/* ---- scopes ---- */
 
 static void push_scope(struct ctx *c, bool is_class)
 {
@@ -180,7 +177,7 @@ static void pop_scope(struct ctx *c)
 	ptrvec_free(&s->stars);
 }
 
-static void bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual)
+static void bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func)
 {
 	struct symtab *t = &c->scopes[c->nscopes - 1].tab;
 	if (c->except_depth > 0 && k == B_SHADOW) {
@@ -189,17 +186,33 @@ static void bind(struct ctx *c, const char *name, size_t len, enum bkind k, cons
 		if (old && old->kind == B_QUAL)
 			return;
 	}
-	symtab_set(t, name, len, k, qual);
+	symtab_set(t, name, len, k, qual, func);
 }
 
 static void bind_node(struct ctx *c, TSNode id, enum bkind k, const char *qual)
 {
 	size_t len;
 	const char *s = node_text(c, id, &len);
-	bind(c, s, len, k, qual);
+	if (len)
+		bind(c, s, len, k, qual, -1);
 }
 
-static const struct binding *lookup(const struct ctx *c, const char *name, size_t len)
+void scope_bind_qual(struct ctx *c, const char *name, size_t len, const char *qual)
+{
+	bind(c, name, len, B_QUAL, qual, -1);
+}
+
+void scope_bind_node_qual(struct ctx *c, TSNode id, const char *qual)
+{
+	bind_node(c, id, B_QUAL, qual);
+}
+
+void scope_add_star(struct ctx *c, const char *module)
+{
+	ptrvec_push(&c->scopes[c->nscopes - 1].stars, xstrdup(module));
+}
+
+const struct binding *scope_lookup(const struct ctx *c, const char *name, size_t len)
 {
 	for (size_t i = c->nscopes; i-- > 0;) {
 		const struct scope *s = &c->scopes[i];
@@ -212,14 +225,12 @@ static const struct binding *lookup(const struct ctx *c, const char *name, size_
 	return NULL;
 }
 
+int current_func(const struct ctx *c)
+{
+	return c->nframes ? c->frames[c->nframes - 1].func : -1;
+}
+
 /* ---- resolution ---- */
-
-enum rkind { R_NONE, R_QUAL, R_VALUE, R_MEMBER };
-
-struct res {
-	enum rkind kind;
-	char *name; /* owned */
-};
 
 static struct res res_none(void)
 {
@@ -234,50 +245,141 @@ static bool class_like(const char *qualname)
 }
 
 /* The type part of a member name "pandas.DataFrame.apply" (owned). */
-static char *member_type(const char *member)
+char *member_type(const char *member)
 {
 	const char *dot = strrchr(member, '.');
 	return xstrndup(member, dot ? (size_t)(dot - member) : strlen(member));
 }
 
-static struct res resolve(struct ctx *c, TSNode n, int depth);
+static struct res typed(const char *type, const char *self)
+{
+	if (!type || strcmp(type, "none") == 0)
+		return res_none();
+	return (struct res){R_VALUE, xstrdup(strcmp(type, "self") == 0 && self ? self : type)};
+}
+
+/* The record of the function of this file that a callee names, or NULL. */
+static struct funcrec *local_function(const struct ctx *c, TSNode callee)
+{
+	if (node_kind(c, callee) != NK_IDENTIFIER)
+		return NULL;
+	size_t len;
+	const char *s = node_text(c, callee, &len);
+	const struct binding *b = scope_lookup(c, s, len);
+	return b && b->kind == B_FUNC && b->func >= 0 ? &c->funcs[b->func] : NULL;
+}
 
 /* The type of the value a call returns, if gpuopt knows it. */
 static struct res call_result(struct ctx *c, TSNode call, int depth)
 {
-	struct res f = resolve(c, field(c, call, F_FUNCTION), depth + 1);
+	TSNode callee = node_field(c, call, F_FUNCTION);
+	struct funcrec *fr = local_function(c, callee);
+	if (fr)
+		return typed(fr->ret_type, NULL);
+	struct res f = resolve(c, callee, depth + 1);
 	struct res r = res_none();
+	const char *self = NULL;
+	char *type = NULL;
+	const struct kb_library *lib = NULL;
 	if (f.kind == R_QUAL) {
-		const struct kb_library *lib = kb_library_for(c->kb, f.name);
-		const struct kb_entry *e = lib ? kb_lookup(lib, f.name) : NULL;
-		if (e && e->returns)
-			r = (struct res){R_VALUE, xstrdup(e->returns)};
-		else if (e && !e->ignore && !e->is_pattern && class_like(f.name))
-			r = (struct res){R_VALUE, xstrdup(f.name)};
+		lib = kb_library_for(c->kb, f.name);
 	} else if (f.kind == R_MEMBER) {
-		char *type = member_type(f.name);
-		const struct kb_library *lib = kb_library_for(c->kb, type);
-		const struct kb_entry *e = lib ? kb_lookup(lib, f.name) : NULL;
-		const struct kb_type *t = kb_type(c->kb, type);
-		if (e && e->returns)
-			r = (struct res){R_VALUE, xstrdup(strcmp(e->returns, "self") == 0 ? type : e->returns)};
-		else if (t && t->methods == POL_PORT)
-			r = (struct res){R_VALUE, xstrdup(type)};
-		free(type);
+		type = member_type(f.name);
+		self = type;
+		lib = kb_library_for(c->kb, type);
 	}
+	const struct kb_entry *e = lib ? kb_lookup(lib, f.name) : NULL;
+	if (e && e->has_device_if) {
+		TSNode at;
+		char *value;
+		if (condition_holds(c, node_field(c, call, F_ARGUMENTS), &e->device_if, &at, &value)) {
+			free(value);
+			r = typed(e->device_returns, self);
+			goto out;
+		}
+	}
+	if (e && e->returns) {
+		r = typed(e->returns, self);
+	} else if (f.kind == R_QUAL && e && !e->ignore && !e->is_pattern && class_like(f.name)) {
+		r = typed(f.name, NULL);
+	} else if (f.kind == R_QUAL && lib && lib->returns) {
+		r = typed(lib->returns, NULL);
+	} else if (f.kind == R_MEMBER) {
+		const struct kb_type *t = kb_type(c->kb, type);
+		if (t && (t->methods == POL_PORT || t->returns_self))
+			r = typed(type, NULL);
+	}
+out:
+	free(type);
 	free(f.name);
 	return r;
 }
 
-static struct res resolve(struct ctx *c, TSNode n, int depth)
+const struct kb_type *device_type(const struct ctx *c, const struct res *r)
+{
+	if (r->kind != R_VALUE)
+		return NULL;
+	const struct kb_type *t = kb_type(c->kb, r->name);
+	return t && t->device ? t : NULL;
+}
+
+/* The value an attribute read gives: the same type, unless it is host
+ * metadata (shape, dtype, ...) or the type keeps no methods' type. */
+static struct res member_value(struct ctx *c, struct res m)
+{
+	char *type = member_type(m.name);
+	const struct kb_type *t = kb_type(c->kb, type);
+	const char *attr = m.name + strlen(type) + 1;
+	struct res r = res_none();
+	if (t && (t->returns_self || t->methods == POL_PORT)) {
+		bool host = false;
+		size_t i;
+		json_t *a;
+		json_array_foreach(t->host_attributes, i, a)
+			host |= strcmp(json_string_value(a), attr) == 0;
+		if (!host)
+			r = typed(type, NULL);
+	}
+	free(type);
+	free(m.name);
+	return r;
+}
+
+struct res resolve_value(struct ctx *c, TSNode n)
+{
+	struct res r = resolve(c, n, 0);
+	return r.kind == R_MEMBER ? member_value(c, r) : r;
+}
+
+/* An operator's result: a device array if either operand is one, else an
+ * array if either operand is. */
+static struct res operator_result(struct ctx *c, TSNode n, int depth)
+{
+	struct res best = res_none();
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k && i < 4; i++) {
+		struct res r = resolve(c, ts_node_named_child(n, i), depth + 1);
+		if (r.kind == R_MEMBER)
+			r = member_value(c, r);
+		if (r.kind == R_VALUE && (best.kind == R_NONE || (device_type(c, &r) && !device_type(c, &best)))) {
+			free(best.name);
+			best = r;
+		} else {
+			free(r.name);
+		}
+	}
+	return best;
+}
+
+struct res resolve(struct ctx *c, TSNode n, int depth)
 {
 	if (ts_node_is_null(n) || depth > RESOLVE_DEPTH)
 		return res_none();
-	switch (kind(c, n)) {
+	switch (node_kind(c, n)) {
 	case NK_IDENTIFIER: {
 		size_t len;
 		const char *s = node_text(c, n, &len);
-		const struct binding *b = lookup(c, s, len);
+		const struct binding *b = scope_lookup(c, s, len);
 		if (b) {
 			if (b->kind == B_QUAL)
 				return (struct res){R_QUAL, xstrdup(b->qual)};
@@ -300,13 +402,15 @@ static struct res resolve(struct ctx *c, TSNode n, int depth)
 		return res_none();
 	}
 	case NK_ATTRIBUTE: {
-		struct res o = resolve(c, field(c, n, F_OBJECT), depth + 1);
+		struct res o = resolve(c, node_field(c, n, F_OBJECT), depth + 1);
+		if (o.kind == R_MEMBER)
+			o = member_value(c, o);
 		if (o.kind != R_QUAL && o.kind != R_VALUE) {
 			free(o.name);
 			return res_none();
 		}
 		size_t len;
-		const char *a = node_text(c, field(c, n, F_ATTRIBUTE), &len);
+		const char *a = node_text(c, node_field(c, n, F_ATTRIBUTE), &len);
 		struct res r = {o.kind == R_QUAL ? R_QUAL : R_MEMBER,
 				xasprintf("%s.%.*s", o.name, (int)len, a)};
 		free(o.name);
@@ -315,15 +419,21 @@ static struct res resolve(struct ctx *c, TSNode n, int depth)
 	case NK_CALL:
 		return call_result(c, n, depth);
 	case NK_SUBSCRIPT: {
-		struct res v = resolve(c, field(c, n, F_VALUE), depth + 1);
+		struct res v = resolve(c, node_field(c, n, F_VALUE), depth + 1);
+		if (v.kind == R_MEMBER)
+			v = member_value(c, v);
 		if (v.kind == R_VALUE) {
 			const struct kb_type *t = kb_type(c->kb, v.name);
-			if (t && t->methods == POL_PORT)
+			if (t && (t->methods == POL_PORT || t->returns_self))
 				return v;
 		}
 		free(v.name);
 		return res_none();
 	}
+	case NK_BINARY:
+	case NK_UNARY:
+	case NK_COMPARISON:
+		return operator_result(c, n, depth);
 	case NK_PARENTHESIZED:
 		return resolve(c, ts_node_named_child(n, 0), depth + 1);
 	default:
@@ -332,40 +442,6 @@ static struct res resolve(struct ctx *c, TSNode n, int depth)
 }
 
 /* ---- findings ---- */
-
-struct tvars {
-	const char *name, *short_name, *gpu_name, *target, *arg, *value, *why, *script, *library;
-};
-
-/* Fills {placeholders} of tmpl from v (unknown or empty ones stay as they are). */
-static char *expand(const char *tmpl, const struct tvars *v)
-{
-	struct buf b = {0};
-	for (const char *p = tmpl; *p;) {
-		if (*p == '{') {
-			const char *end = strchr(p, '}');
-			if (end) {
-				size_t n = (size_t)(end - p - 1);
-				const char *val = NULL;
-#define VAR(key, field) if (n == strlen(key) && strncmp(p + 1, key, n) == 0) val = v->field ? v->field : "";
-				VAR("name", name) VAR("short", short_name) VAR("gpu_name", gpu_name)
-				VAR("target", target) VAR("arg", arg) VAR("value", value) VAR("why", why)
-				VAR("script", script) VAR("library", library)
-#undef VAR
-				if (val) {
-					buf_puts(&b, val);
-					p = end + 1;
-					continue;
-				}
-			}
-		}
-		buf_putc(&b, *p++);
-	}
-	/* A template whose {why} was empty must not end in a dangling colon. */
-	while (b.len && (b.data[b.len - 1] == ' ' || b.data[b.len - 1] == ':'))
-		b.data[--b.len] = '\0';
-	return buf_steal(&b);
-}
 
 static void position(const struct ctx *c, TSPoint pt, uint32_t byte, uint32_t *line, uint32_t *col,
 		     uint32_t *cell)
@@ -380,9 +456,17 @@ static void position(const struct ctx *c, TSPoint pt, uint32_t byte, uint32_t *l
 	}
 }
 
-static struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
-				   const char *library, const char *display, const char *target,
-				   const char *symbol)
+/* The line of a node as the user sees it (in its cell, for notebooks). */
+static uint32_t user_line(const struct ctx *c, TSNode n)
+{
+	uint32_t line, col, cell;
+	position(c, ts_node_start_point(n), ts_node_start_byte(n), &line, &col, &cell);
+	return line;
+}
+
+struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
+			    const char *library, const char *display, const char *target,
+			    const char *symbol)
 {
 	struct scan_result *r = c->out;
 	if (r->n == r->cap) {
@@ -405,425 +489,184 @@ static struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *
 	f->display = display;
 	f->target = target;
 	f->symbol = xstrdup(symbol);
-	/* The whole source line, for code frames (capped). */
+	f->func = current_func(c);
+	f->loop_depth = (uint32_t)c->nloops;
+	f->loop_line = c->nloops ? c->loops[c->nloops - 1].line : 0;
+	/* The whole source line, for code frames (capped on a character boundary). */
 	uint32_t ls = f->start_byte - ts_node_start_point(at).column;
 	const char *line = c->text + ls;
 	const char *nl = memchr(line, '\n', c->src->len - ls);
 	size_t n = nl ? (size_t)(nl - line) : c->src->len - ls;
-	if (n > 400)
+	if (n > 400) {
 		n = 400;
-	while (n > 0 && (line[n - 1] == '\r'))
+		while (n > 0 && ((unsigned char)line[n] & 0xC0) == 0x80)
+			n--;
+	}
+	while (n > 0 && line[n - 1] == '\r')
 		n--;
 	f->line_text = xstrndup(line, n);
 	return f;
 }
 
-static const char *script_name(const struct ctx *c)
+void finding_end_at(struct ctx *c, struct finding *f, TSNode end)
 {
-	return strcmp(c->src->path, "-") == 0 ? "script.py" : c->src->path;
+	uint32_t cell;
+	position(c, ts_node_end_point(end), ts_node_end_byte(end), &f->end_line, &f->end_col, &cell);
+	f->end_byte = ts_node_end_byte(end);
+	if (cell != f->cell) {
+		f->end_line = f->line;
+		f->end_col = f->col;
+	}
 }
 
-static const char *fix_template(const struct ctx *c, const struct kb_library *lib,
-				const struct kb_entry *e)
+/* ---- functions of the file ---- */
+
+static int function_record(struct ctx *c, TSNode def)
 {
-	if (e && e->fix)
-		return e->fix;
-	if (c->src->notebook && lib->notebook_fix)
-		return lib->notebook_fix;
-	return lib->fix;
+	size_t len;
+	const char *name = node_text(c, node_field(c, def, F_NAME), &len);
+	if (c->funcs_seen < c->nfuncs) { /* pass 2: the same definitions, in order */
+		struct funcrec *f = &c->funcs[c->funcs_seen];
+		f->seen = true;
+		f->hot_line = 0;
+		f->hot_via = -1;
+		return (int)c->funcs_seen++;
+	}
+	if (c->nfuncs == c->capfuncs) {
+		c->capfuncs = c->capfuncs ? c->capfuncs * 2 : 16;
+		c->funcs = xrealloc(c->funcs, c->capfuncs * sizeof *c->funcs);
+	}
+	struct funcrec *f = &c->funcs[c->nfuncs];
+	memset(f, 0, sizeof *f);
+	f->name = xstrndup(name, len);
+	f->line = user_line(c, def);
+	f->hot_via = -1;
+	f->seen = true;
+	/* positional parameter names, for typing them from keyword arguments */
+	TSNode params = node_field(c, def, F_PARAMETERS);
+	uint32_t n = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+	f->param_names = xcalloc(n ? n : 1, sizeof *f->param_names);
+	f->param_types = xcalloc(n ? n : 1, sizeof *f->param_types);
+	f->param_next = xcalloc(n ? n : 1, sizeof *f->param_next);
+	f->param_mixed = xcalloc(n ? n : 1, sizeof *f->param_mixed);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode p = ts_node_named_child(params, i);
+		TSNode id = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
+		if (ts_node_is_null(id) && ts_node_named_child_count(p) > 0)
+			id = ts_node_named_child(p, 0);
+		if (node_kind(c, id) != NK_IDENTIFIER)
+			break; /* *args, **kw: positions end */
+		size_t l;
+		const char *s = node_text(c, id, &l);
+		f->param_names[f->nparams++] = xstrndup(s, l);
+	}
+	c->funcs_seen = ++c->nfuncs;
+	return (int)(c->nfuncs - 1);
 }
 
-/* ---- fallback arguments ---- */
-
-/* The argument node for fb in an argument_list, or a null node. *unknown is
- * set when splats make presence impossible to know. */
-static TSNode find_arg(const struct ctx *c, TSNode args, const struct kb_fallback *fb, bool *unknown)
+static void funcs_free(struct ctx *c)
 {
-	TSNode none = {0};
-	*unknown = false;
-	if (ts_node_is_null(args) || kind(c, args) != NK_ARGUMENT_LIST)
-		return none;
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		struct funcrec *f = &c->funcs[i];
+		free(f->name);
+		free(f->ret_type);
+		free(f->ret_next);
+		for (size_t k = 0; k < f->nparams; k++) {
+			free(f->param_names[k]);
+			free(f->param_types[k]);
+			free(f->param_next[k]);
+		}
+		free(f->param_names);
+		free(f->param_types);
+		free(f->param_next);
+		free(f->param_mixed);
+	}
+	free(c->funcs);
+	free(c->calls);
+}
+
+/* Notes one type a function returns (or is passed): one type, or mixed. */
+static void note_type(char **slot, bool *mixed, const struct res *r)
+{
+	const char *t = r->kind == R_VALUE ? r->name : NULL;
+	if (*mixed)
+		return;
+	if (!*slot && t) {
+		*slot = xstrdup(t);
+	} else if (*slot && (!t || strcmp(*slot, t) != 0)) {
+		free(*slot);
+		*slot = NULL;
+		*mixed = true;
+	} else if (!*slot && !t) {
+		*mixed = true;
+	}
+}
+
+/* A call to a function of this file: remember where (for hot paths) and,
+ * in pass 1, what argument types it gets (for pass 2). */
+static void record_local_call(struct ctx *c, TSNode call)
+{
+	struct funcrec *f = local_function(c, node_field(c, call, F_FUNCTION));
+	if (!f)
+		return;
+	if (c->ncalls == c->capcalls) {
+		c->capcalls = c->capcalls ? c->capcalls * 2 : 16;
+		c->calls = xrealloc(c->calls, c->capcalls * sizeof *c->calls);
+	}
+	c->calls[c->ncalls++] = (struct callrec){current_func(c), (int)(f - c->funcs),
+						 c->nloops ? c->loops[c->nloops - 1].line : 0};
+	TSNode args = node_field(c, call, F_ARGUMENTS);
+	if (node_kind(c, args) != NK_ARGUMENT_LIST)
+		return;
 	uint32_t n = ts_node_named_child_count(args);
-	int pos = 0;
-	bool splat = false;
+	size_t pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
-		enum nk k = kind(c, a);
+		enum nk k = node_kind(c, a);
+		size_t slot = pos;
+		TSNode v = a;
+		if (k == NK_LIST_SPLAT || k == NK_DICT_SPLAT)
+			return;
+		if (k == NK_COMMENT)
+			continue;
 		if (k == NK_KEYWORD_ARGUMENT) {
-			size_t len;
-			const char *s = node_text(c, field(c, a, F_NAME), &len);
-			if (len == strlen(fb->arg) && strncmp(s, fb->arg, len) == 0)
-				return a;
-		} else if (k == NK_LIST_SPLAT || k == NK_DICT_SPLAT) {
-			splat = true;
-		} else if (k != NK_COMMENT && k != NK_ERROR) {
-			if (!splat && fb->pos >= 0 && pos == fb->pos)
-				return a;
+			slot = f->nparams;
+			for (size_t p = 0; p < f->nparams; p++)
+				if (node_text_is(c, node_field(c, a, F_NAME), f->param_names[p]))
+					slot = p;
+			v = node_field(c, a, F_VALUE);
+		} else {
 			pos++;
 		}
-	}
-	*unknown = splat;
-	return none;
-}
-
-/* A literal argument value as JSON (owned), or NULL when not a literal. */
-static json_t *literal(const struct ctx *c, TSNode v)
-{
-	size_t len;
-	const char *s;
-	switch (kind(c, v)) {
-	case NK_TRUE: return json_true();
-	case NK_FALSE: return json_false();
-	case NK_NONE: return json_null();
-	case NK_INTEGER:
-	case NK_FLOAT: {
-		s = node_text(c, v, &len);
-		char tmp[64];
-		if (len >= sizeof tmp)
-			return NULL;
-		memcpy(tmp, s, len);
-		tmp[len] = '\0';
-		char *end;
-		double d = strtod(tmp, &end);
-		return *end ? NULL : json_real(d);
-	}
-	case NK_UNARY: {
-		json_t *inner = literal(c, field(c, v, F_ARGUMENT));
-		s = node_text(c, v, &len);
-		if (inner && json_is_real(inner) && len && s[0] == '-') {
-			json_real_set(inner, -json_real_value(inner));
-			return inner;
-		}
-		json_decref(inner);
-		return NULL;
-	}
-	case NK_STRING: {
-		struct buf b = {0};
-		uint32_t n = ts_node_named_child_count(v);
-		for (uint32_t i = 0; i < n; i++) {
-			TSNode ch = ts_node_named_child(v, i);
-			if (kind(c, ch) == NK_INTERPOLATION) {
-				buf_free(&b);
-				return NULL;
-			}
-			if (kind(c, ch) == NK_STRING_CONTENT) {
-				s = node_text(c, ch, &len);
-				buf_append(&b, s, len);
-			}
-		}
-		json_t *j = json_stringn(b.data ? b.data : "", b.len);
-		buf_free(&b);
-		return j;
-	}
-	default:
-		return NULL;
-	}
-}
-
-static bool json_same(json_t *a, json_t *b)
-{
-	if (json_is_number(a) && json_is_number(b))
-		return json_number_value(a) == json_number_value(b);
-	return json_equal(a, b);
-}
-
-static bool value_in(json_t *v, json_t *values)
-{
-	size_t i;
-	json_t *x;
-	json_array_foreach(values, i, x)
-		if (json_same(v, x))
-			return true;
-	return false;
-}
-
-/* Does fb hold for this call? Sets *at to the argument node (or null) and
- * *value (owned) to its text. */
-static bool fallback_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, TSNode *at,
-			   char **value)
-{
-	bool unknown;
-	TSNode a = find_arg(c, args, fb, &unknown);
-	*at = a;
-	*value = NULL;
-	TSNode v = a;
-	if (!ts_node_is_null(a) && kind(c, a) == NK_KEYWORD_ARGUMENT)
-		v = field(c, a, F_VALUE);
-	if (fb->kind == FB_PRESENT) {
-		if (ts_node_is_null(a))
-			return false;
-		size_t len;
-		const char *s = node_text(c, v, &len);
-		*value = xstrndup(s, len > 60 ? 60 : len);
-		return true;
-	}
-	if (fb->kind == FB_CALLABLE) {
-		if (ts_node_is_null(a))
-			return false;
-		bool callable = kind(c, v) == NK_LAMBDA;
-		if (kind(c, v) == NK_IDENTIFIER) {
-			size_t len;
-			const char *s = node_text(c, v, &len);
-			const struct binding *b = lookup(c, s, len);
-			callable = b && b->kind == B_FUNC;
-		}
-		if (callable) {
-			size_t len;
-			const char *s = node_text(c, v, &len);
-			*value = xstrndup(s, len > 60 ? 60 : len);
-		}
-		return callable;
-	}
-	json_t *lit;
-	if (ts_node_is_null(a)) {
-		if (unknown || !fb->def)
-			return false;
-		lit = json_incref(fb->def);
-	} else if (!(lit = literal(c, v))) {
-		return false;
-	}
-	bool holds = fb->kind == FB_EQUALS ? value_in(lit, fb->values) : !value_in(lit, fb->values);
-	if (holds) {
-		if (ts_node_is_null(a)) {
-			char *d = json_dumps(lit, JSON_ENCODE_ANY);
-			*value = xasprintf("%s (the default)", d ? d : "?");
-			free(d);
-		} else {
-			size_t len;
-			const char *s = node_text(c, v, &len);
-			*value = xstrndup(s, len > 60 ? 60 : len);
-		}
-	}
-	json_decref(lit);
-	return holds;
-}
-
-/* ---- call sites ---- */
-
-enum site { SITE_FUNCTION, SITE_CLASS, SITE_METHOD };
-
-static void emit(struct ctx *c, TSNode at, const struct kb_library *lib, const struct kb_entry *e,
-		 const char *qualname, bool gpu, const struct kb_fallback *fb, TSNode fb_at,
-		 const char *fb_value)
-{
-	const struct rule *rule;
-	const char *target, *msg_t, *fix_t;
-	const char *lib_target = e && e->has_target ? e->target : lib->target;
-	const char *why = fb ? fb->why : e ? e->why : NULL;
-	if (fb) {
-		rule = c->ps->fallback_rule;
-		target = NULL;
-		msg_t = why ? "{short}: {arg}={value} makes {target} fall back to the CPU: {why}"
-			    : "{short}: {arg}={value} makes {target} fall back to the CPU";
-		fix_t = "keep this call on the CPU, or drop {arg}={value} if the GPU result is acceptable without it";
-	} else if (gpu) {
-		rule = e && e->rule ? e->rule : lib->rule;
-		target = lib_target;
-		msg_t = e && e->message ? e->message : lib->message ? lib->message : "{name} has a GPU path: {target}";
-		fix_t = fix_template(c, lib, e);
-	} else {
-		rule = e && e->rule ? e->rule : lib->no_gpu_rule;
-		target = NULL;
-		msg_t = e && e->message ? e->message
-			: lib->no_gpu_message ? lib->no_gpu_message
-			: why ? "{name} has no GPU path in {target}: {why}" : "{name} has no GPU path in {target}";
-		fix_t = e && e->fix ? e->fix : lib->no_gpu_fix;
-	}
-	if (!rule)
-		return;
-	const char *dot = strrchr(qualname, '.');
-	char *gpu_name = kb_gpu_name(lib, e, qualname);
-	struct tvars v = {
-		.name = qualname, .short_name = dot ? dot + 1 : qualname, .gpu_name = gpu_name,
-		.target = lib_target, .arg = fb ? fb->arg : NULL, .value = fb_value,
-		.why = why, .script = script_name(c),
-		.library = e && e->library ? e->library : lib->id,
-	};
-	struct finding *f = add_finding(c, fb && !ts_node_is_null(fb_at) ? fb_at : at, rule, v.library,
-					e && e->library ? e->library : lib->display, target, qualname);
-	f->message = expand(msg_t, &v);
-	f->fix = fix_t ? expand(fix_t, &v) : NULL;
-	if (gpu && !fb) {
-		/* An entry with a target of its own (numpy.fromfile -> kvikio) has its own first step. */
-		const char *h = e && e->has_target && e->fix ? e->fix
-			      : c->src->notebook && lib->notebook_fix ? lib->notebook_fix
-			      : lib->headline_fix ? lib->headline_fix : lib->fix;
-		f->headline = h ? expand(h, &v) : NULL;
-	}
-	free(gpu_name);
-}
-
-static enum policy method_policy(const struct kb_library *lib, const struct kb_type *type)
-{
-	return type ? type->methods : lib->unlisted_methods;
-}
-
-static void visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
-{
-	struct res r = resolve(c, callee, 0);
-	const struct kb_library *lib = NULL;
-	const struct kb_type *type = NULL;
-	enum site site;
-	if (r.kind == R_QUAL) {
-		lib = kb_library_for(c->kb, r.name);
-		site = class_like(r.name) ? SITE_CLASS : SITE_FUNCTION;
-	} else if (r.kind == R_MEMBER) {
-		char *t = member_type(r.name);
-		lib = kb_library_for(c->kb, t);
-		type = kb_type(c->kb, t);
-		free(t);
-		site = SITE_METHOD;
-	}
-	if (!lib) {
+		if (slot >= f->nparams)
+			continue;
+		struct res r = resolve_value(c, v);
+		note_type(&f->param_next[slot], &f->param_mixed[slot], &r);
 		free(r.name);
-		return;
 	}
-	const struct kb_entry *e = kb_lookup(lib, r.name);
-	if (e) {
-		if (!e->ignore && !e->gpu) {
-			emit(c, call, lib, e, r.name, false, NULL, (TSNode){0}, NULL);
-		} else if (!e->ignore) {
-			for (size_t i = 0; i < e->nfallbacks; i++) {
-				TSNode at;
-				char *value;
-				if (fallback_holds(c, args, &e->fallbacks[i], &at, &value)) {
-					emit(c, call, lib, e, r.name, true, &e->fallbacks[i], at, value);
-					free(value);
-					free(r.name);
-					return;
-				}
-				free(value);
-			}
-			/* A method entry exists to check its fallbacks (fit's sample_weight);
-			 * the call itself counts only where the type's methods are ports. */
-			if (site != SITE_METHOD || method_policy(lib, type) == POL_PORT)
-				emit(c, call, lib, e, r.name, true, NULL, (TSNode){0}, NULL);
-		}
-	} else {
-		enum policy p = site == SITE_CLASS ? lib->unlisted_classes
-			      : site == SITE_FUNCTION ? lib->unlisted_functions
-			      : method_policy(lib, type);
-		if (p != POL_IGNORE)
-			emit(c, call, lib, NULL, r.name, p == POL_PORT, NULL, (TSNode){0}, NULL);
-	}
-	free(r.name);
-}
-
-/* ---- imports ---- */
-
-static void import_finding(struct ctx *c, TSNode stmt, const char *module)
-{
-	const struct kb_entry *e = kb_import(c->kb, module);
-	if (!e)
-		return;
-	/* One finding per library per file: "this file uses PyTorch" is one fact. */
-	for (size_t i = 0; i < c->nimported; i++)
-		if (c->imported[i] == e)
-			return;
-	if (c->nimported < sizeof c->imported / sizeof *c->imported)
-		c->imported[c->nimported++] = e;
-	const struct kb_library *lib = e->lib;
-	const char *target = e->has_target ? e->target : lib->target;
-	struct tvars v = {.name = module, .short_name = module, .target = target, .why = e->why,
-			  .script = script_name(c), .library = e->library ? e->library : lib->id};
-	struct finding *f = add_finding(c, stmt, e->rule, v.library,
-					e->library ? e->library : lib->display, target, module);
-	f->message = expand(e->message ? e->message : "{name}: {why}", &v);
-	const char *fix_t = fix_template(c, lib, e);
-	f->fix = fix_t ? expand(fix_t, &v) : NULL;
-}
-
-static char *dotted(const struct ctx *c, TSNode n)
-{
-	size_t len;
-	const char *s = node_text(c, n, &len);
-	/* dotted_name text may hold spaces or comments ("a . b"): keep names only */
-	struct buf b = {0};
-	for (size_t i = 0; i < len; i++)
-		if (!isspace((unsigned char)s[i]))
-			buf_putc(&b, s[i]);
-	return buf_steal(&b);
-}
-
-static void visit_import(struct ctx *c, TSNode stmt)
-{
-	uint32_t n = ts_node_named_child_count(stmt);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode ch = ts_node_named_child(stmt, i);
-		enum nk k = kind(c, ch);
-		if (k == NK_DOTTED_NAME) { /* import a.b.c  binds a */
-			char *full = dotted(c, ch);
-			size_t top = strcspn(full, ".");
-			char *topname = xstrndup(full, top);
-			bind(c, topname, top, B_QUAL, topname);
-			import_finding(c, stmt, full);
-			free(topname);
-			free(full);
-		} else if (k == NK_ALIASED_IMPORT) { /* import a.b as x  binds x = a.b */
-			char *full = dotted(c, field(c, ch, F_NAME));
-			bind_node(c, field(c, ch, F_ALIAS), B_QUAL, full);
-			import_finding(c, stmt, full);
-			free(full);
-		}
-	}
-}
-
-static void visit_import_from(struct ctx *c, TSNode stmt)
-{
-	TSNode mod = field(c, stmt, F_MODULE_NAME);
-	if (ts_node_is_null(mod) || kind(c, mod) != NK_DOTTED_NAME)
-		return; /* relative imports name this project's own modules */
-	char *base = dotted(c, mod);
-	uint32_t n = ts_node_named_child_count(stmt);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode ch = ts_node_named_child(stmt, i);
-		if (ts_node_eq(ch, mod))
-			continue;
-		enum nk k = kind(c, ch);
-		TSNode name_node = ch, alias = ch;
-		if (k == NK_WILDCARD_IMPORT) {
-			ptrvec_push(&c->scopes[c->nscopes - 1].stars, xstrdup(base));
-			import_finding(c, stmt, base);
-			continue;
-		}
-		if (k == NK_ALIASED_IMPORT) {
-			name_node = field(c, ch, F_NAME);
-			alias = field(c, ch, F_ALIAS);
-		} else if (k != NK_DOTTED_NAME) {
-			continue;
-		}
-		char *name = dotted(c, name_node);
-		char *full = xasprintf("%s.%s", base, name);
-		if (k == NK_ALIASED_IMPORT)
-			bind_node(c, alias, B_QUAL, full);
-		else
-			bind(c, name, strlen(name), B_QUAL, full);
-		import_finding(c, stmt, full);
-		free(name);
-		free(full);
-	}
-	free(base);
 }
 
 /* ---- bindings from definitions and assignments ---- */
 
-/* Binds every identifier a parameter list introduces as unknown. */
-static void bind_params(struct ctx *c, TSNode params)
+/* Binds the parameters of a function (typed in pass 2) or lambda. */
+static void bind_params(struct ctx *c, TSNode params, const struct funcrec *f)
 {
 	if (ts_node_is_null(params))
 		return;
 	uint32_t n = ts_node_named_child_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ts_node_named_child(params, i);
-		if (kind(c, p) == NK_IDENTIFIER) {
-			bind_node(c, p, B_SHADOW, NULL);
-			continue;
-		}
-		TSNode name = field(c, p, F_NAME);
+		TSNode name = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
 		if (ts_node_is_null(name) && ts_node_named_child_count(p) > 0)
 			name = ts_node_named_child(p, 0);
-		if (!ts_node_is_null(name) && kind(c, name) == NK_IDENTIFIER)
-			bind_node(c, name, B_SHADOW, NULL);
+		if (node_kind(c, name) != NK_IDENTIFIER)
+			continue;
+		const char *type = NULL;
+		if (f)
+			for (size_t k = 0; k < f->nparams; k++)
+				if (node_text_is(c, name, f->param_names[k]))
+					type = f->param_types[k];
+		bind_node(c, name, type ? B_VALUE : B_SHADOW, type);
 	}
 }
 
@@ -832,7 +675,7 @@ static void shadow_targets(struct ctx *c, TSNode t, int depth)
 {
 	if (ts_node_is_null(t) || depth > 32)
 		return;
-	enum nk k = kind(c, t);
+	enum nk k = node_kind(c, t);
 	if (k == NK_IDENTIFIER) {
 		bind_node(c, t, B_SHADOW, NULL);
 		return;
@@ -846,12 +689,16 @@ static void shadow_targets(struct ctx *c, TSNode t, int depth)
 
 static void visit_assignment(struct ctx *c, TSNode a)
 {
-	TSNode left = field(c, a, F_LEFT), right = field(c, a, F_RIGHT);
-	if (kind(c, left) != NK_IDENTIFIER || ts_node_is_null(right)) {
+	TSNode left = node_field(c, a, F_LEFT), right = node_field(c, a, F_RIGHT);
+	if (node_kind(c, left) != NK_IDENTIFIER || ts_node_is_null(right)) {
 		shadow_targets(c, left, 0);
 		return;
 	}
 	struct res r = resolve(c, right, 0);
+	if (r.kind == R_MEMBER) {
+		/* `X = module.Class` aliases; `y = x.T` reads a value */
+		r = member_value(c, r);
+	}
 	if (r.kind == R_QUAL)
 		bind_node(c, left, B_QUAL, r.name);
 	else if (r.kind == R_VALUE)
@@ -861,51 +708,139 @@ static void visit_assignment(struct ctx *c, TSNode a)
 	free(r.name);
 }
 
+static void visit_return(struct ctx *c, TSNode ret)
+{
+	int f = current_func(c);
+	if (f < 0)
+		return;
+	TSNode v = ts_node_named_child(ret, 0);
+	struct res r = ts_node_is_null(v) ? res_none() : resolve_value(c, v);
+	note_type(&c->funcs[f].ret_next, &c->funcs[f].ret_mixed, &r);
+	free(r.name);
+}
+
+/* At the end of a definition its return type is known for later calls. */
+static void commit_return(struct ctx *c, int f)
+{
+	if (f < 0)
+		return;
+	struct funcrec *fr = &c->funcs[f];
+	free(fr->ret_type);
+	fr->ret_type = fr->ret_mixed ? NULL : fr->ret_next;
+	if (fr->ret_mixed)
+		free(fr->ret_next);
+	fr->ret_next = NULL;
+	fr->ret_mixed = false;
+}
+
 /* ---- the walk ---- */
 
-/* Called on entering a node; returns false to skip its children. */
-static bool enter(struct ctx *c, TSNode n)
+static void push_loop(struct ctx *c, TSNode node, TSNode stmt)
 {
-	switch (kind(c, n)) {
+	if (c->nloops == c->caploops) {
+		c->caploops = c->caploops ? c->caploops * 2 : 8;
+		c->loops = xrealloc(c->loops, c->caploops * sizeof *c->loops);
+	}
+	c->loops[c->nloops++] = (struct loopframe){node, stmt, user_line(c, stmt)};
+}
+
+static void push_frame(struct ctx *c, int func)
+{
+	if (c->nframes == c->capframes) {
+		c->capframes = c->capframes ? c->capframes * 2 : 8;
+		c->frames = xrealloc(c->frames, c->capframes * sizeof *c->frames);
+	}
+	c->frames[c->nframes++] = (struct frame){.func = func};
+}
+
+/* Is a decorated definition compiled by Numba (numba.jit, njit, vectorize...)? */
+static bool jit_decorated(struct ctx *c, TSNode decorated)
+{
+	uint32_t n = ts_node_named_child_count(decorated);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode d = ts_node_named_child(decorated, i);
+		if (node_kind(c, d) != NK_DECORATOR)
+			continue;
+		TSNode e = ts_node_named_child(d, 0);
+		if (node_kind(c, e) == NK_CALL)
+			e = node_field(c, e, F_FUNCTION);
+		struct res r = resolve(c, e, 0);
+		bool jit = r.kind == R_QUAL && str_starts_with(r.name, "numba.");
+		free(r.name);
+		if (jit)
+			return true;
+	}
+	return false;
+}
+
+/* Called on entering a node; returns false to skip its children. */
+static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
+{
+	TSNode parent = c->nanc ? c->anc[c->nanc - 1] : (TSNode){0};
+	enum nk pk = c->nanc ? node_kind(c, parent) : NK_OTHER;
+	if ((pk == NK_FOR && fid == c->ps->fields[F_BODY]) ||
+	    (pk == NK_WHILE && (fid == c->ps->fields[F_BODY] || fid == c->ps->fields[F_CONDITION])))
+		push_loop(c, n, parent);
+	if (pk == NK_WHILE && fid == c->ps->fields[F_CONDITION])
+		gpu_check_condition(c, n); /* evaluated every iteration */
+	switch (node_kind(c, n)) {
 	case NK_CALL:
-		visit_call(c, n, field(c, n, F_FUNCTION), field(c, n, F_ARGUMENTS));
+		lib_visit_call(c, n, node_field(c, n, F_FUNCTION), node_field(c, n, F_ARGUMENTS));
+		record_local_call(c, n);
 		return true;
 	case NK_DECORATOR: {
 		TSNode e = ts_node_named_child(n, 0);
-		enum nk k = ts_node_is_null(e) ? NK_OTHER : kind(c, e);
+		enum nk k = node_kind(c, e);
 		if (k == NK_IDENTIFIER || k == NK_ATTRIBUTE)
-			visit_call(c, n, e, (TSNode){0});
+			lib_visit_call(c, n, e, (TSNode){0});
 		return true;
 	}
 	case NK_IMPORT:
-		visit_import(c, n);
+		lib_visit_import(c, n);
 		return false;
 	case NK_IMPORT_FROM:
-		visit_import_from(c, n);
+		lib_visit_import_from(c, n);
 		return false;
 	case NK_FUTURE_IMPORT:
 		return false;
 	case NK_FUNCTION_DEF: {
-		TSNode name = field(c, n, F_NAME);
-		if (!ts_node_is_null(name))
-			bind_node(c, name, B_FUNC, NULL);
+		int fi = function_record(c, n);
+		c->funcs[fi].jitted = pk == NK_DECORATED_DEF && jit_decorated(c, parent);
+		TSNode name = node_field(c, n, F_NAME);
+		size_t len;
+		const char *s = node_text(c, name, &len);
+		if (len)
+			bind(c, s, len, B_FUNC, NULL, fi);
 		push_scope(c, false);
-		bind_params(c, field(c, n, F_PARAMETERS));
+		push_frame(c, fi);
+		bind_params(c, node_field(c, n, F_PARAMETERS), &c->funcs[fi]);
 		return true;
 	}
 	case NK_CLASS_DEF: {
-		TSNode name = field(c, n, F_NAME);
-		if (!ts_node_is_null(name))
-			bind_node(c, name, B_FUNC, NULL);
+		TSNode name = node_field(c, n, F_NAME);
+		size_t len;
+		const char *s = node_text(c, name, &len);
+		if (len)
+			bind(c, s, len, B_FUNC, NULL, -1);
 		push_scope(c, true);
 		return true;
 	}
 	case NK_LAMBDA:
 		push_scope(c, false);
-		bind_params(c, field(c, n, F_PARAMETERS));
+		bind_params(c, node_field(c, n, F_PARAMETERS), NULL);
 		return true;
 	case NK_FOR:
-		shadow_targets(c, field(c, n, F_LEFT), 0);
+		shadow_targets(c, node_field(c, n, F_LEFT), 0);
+		gpu_enter_for(c, n);
+		return true;
+	case NK_IF:
+		gpu_check_condition(c, node_field(c, n, F_CONDITION));
+		return true;
+	case NK_LIST_COMP:
+	case NK_SET_COMP:
+	case NK_DICT_COMP:
+	case NK_GENERATOR:
+		push_loop(c, n, n);
 		return true;
 	case NK_EXCEPT:
 		c->except_depth++;
@@ -917,8 +852,16 @@ static bool enter(struct ctx *c, TSNode n)
 
 static void leave(struct ctx *c, TSNode n)
 {
-	switch (kind(c, n)) {
+	if (c->nloops && ts_node_eq(c->loops[c->nloops - 1].node, n))
+		c->nloops--;
+	switch (node_kind(c, n)) {
 	case NK_FUNCTION_DEF:
+		if (c->nframes > 1) {
+			gpu_leave_function(c, c->frames[c->nframes - 1].func);
+			commit_return(c, c->frames[c->nframes - 1].func);
+			c->nframes--;
+		}
+		/* fall through */
 	case NK_CLASS_DEF:
 	case NK_LAMBDA:
 		if (c->nscopes > 1)
@@ -926,6 +869,17 @@ static void leave(struct ctx *c, TSNode n)
 		break;
 	case NK_ASSIGNMENT:
 		visit_assignment(c, n);
+		break;
+	case NK_AUG_ASSIGNMENT:
+		break;
+	case NK_RETURN:
+		visit_return(c, n);
+		break;
+	case NK_CALL:
+		gpu_after_call(c, n);
+		break;
+	case NK_BINARY:
+		gpu_after_binary(c, n);
 		break;
 	case NK_EXCEPT:
 		c->except_depth--;
@@ -935,29 +889,39 @@ static void leave(struct ctx *c, TSNode n)
 	}
 }
 
+static void push_ancestor(struct ctx *c, TSNode n)
+{
+	if (c->nanc == c->capanc) {
+		c->capanc = c->capanc ? c->capanc * 2 : 64;
+		c->anc = xrealloc(c->anc, c->capanc * sizeof *c->anc);
+	}
+	c->anc[c->nanc++] = n;
+}
+
 static void walk(struct ctx *c, TSNode root)
 {
 	TSTreeCursor cur = ts_tree_cursor_new(root);
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (enter(c, n) && ts_tree_cursor_goto_first_child(&cur))
+		if (enter(c, n, ts_tree_cursor_current_field_id(&cur)) &&
+		    ts_tree_cursor_goto_first_child(&cur)) {
+			push_ancestor(c, n);
 			continue;
+		}
 		if (!ts_node_eq(n, root))
 			leave(c, n);
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+		bool done = ts_node_eq(n, root);
+		while (!done && !ts_tree_cursor_goto_next_sibling(&cur)) {
 			if (!ts_tree_cursor_goto_parent(&cur)) {
 				done = true;
 				break;
 			}
+			c->nanc--;
 			TSNode p = ts_tree_cursor_current_node(&cur);
 			leave(c, p);
-			if (ts_node_eq(p, root)) {
-				done = true;
-				break;
-			}
+			done = ts_node_eq(p, root);
 		}
-		if (done || ts_node_eq(n, root))
+		if (done)
 			break;
 	}
 	ts_tree_cursor_delete(&cur);
@@ -987,12 +951,112 @@ static TSNode first_error(TSNode root)
 	return n;
 }
 
+/* ---- hot paths ---- */
+
+/* Marks every function called from a loop, then every function called from
+ * one of those, with the loop that makes it hot. */
+static void propagate_hot(struct ctx *c)
+{
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < c->ncalls; i++) {
+			const struct callrec *k = &c->calls[i];
+			struct funcrec *callee = &c->funcs[k->callee];
+			if (callee->hot_line)
+				continue;
+			if (k->loop_line) {
+				callee->hot_line = k->loop_line;
+				callee->hot_via = k->caller;
+				changed = true;
+			} else if (k->caller >= 0 && k->caller != k->callee && c->funcs[k->caller].hot_line) {
+				callee->hot_line = c->funcs[k->caller].hot_line;
+				callee->hot_via = k->caller;
+				changed = true;
+			}
+		}
+	}
+}
+
+static void rank_findings(struct ctx *c)
+{
+	struct scan_result *r = c->out;
+	size_t kept = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct finding *f = &r->items[i];
+		if (f->loop_depth) {
+			f->rank = 1 + f->loop_depth;
+			f->rank_reason = f->loop_depth > 1
+				? xasprintf("in a nested loop (%u deep) at line %u", f->loop_depth, f->loop_line)
+				: xasprintf("in a loop at line %u", f->loop_line);
+		} else if (f->func >= 0 && c->funcs[f->func].hot_line) {
+			const struct funcrec *fn = &c->funcs[f->func];
+			f->rank = 1;
+			f->loop_line = fn->hot_line;
+			f->rank_reason = xasprintf("in %s(), called from a loop at line %u", fn->name, fn->hot_line);
+		}
+		if (f->needs_loop && f->rank == 0) {
+			finding_free(f);
+			continue;
+		}
+		r->items[kept++] = *f;
+	}
+	r->n = kept;
+}
+
 static int finding_cmp(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 	if (x->start_byte != y->start_byte)
 		return x->start_byte < y->start_byte ? -1 : 1;
-	return x->end_byte < y->end_byte ? -1 : x->end_byte > y->end_byte;
+	if (x->end_byte != y->end_byte)
+		return x->end_byte < y->end_byte ? -1 : 1;
+	return strcmp(x->rule->id, y->rule->id);
+}
+
+/* One pass over the tree; findings go to c->out. */
+static void run_pass(struct ctx *c, TSNode root)
+{
+	c->funcs_seen = 0;
+	c->ncalls = 0;
+	c->nimported = 0;
+	c->except_depth = 0;
+	c->pyloop_until = 0;
+	push_scope(c, false);
+	push_frame(c, -1);
+	walk(c, root);
+	while (c->nscopes > 0)
+		pop_scope(c);
+	c->nframes = 0;
+	c->nloops = 0;
+	c->nanc = 0;
+}
+
+/* After a pass: take the parameter types the call sites agreed on. Another
+ * pass is worth it when a parameter newly became a device array. */
+static bool learn_params(struct ctx *c)
+{
+	bool changed = false;
+	for (size_t i = 0; i < c->nfuncs; i++) {
+		struct funcrec *f = &c->funcs[i];
+		for (size_t k = 0; k < f->nparams; k++) {
+			char *next = f->param_mixed[k] ? NULL : f->param_next[k];
+			struct res r = {R_VALUE, next};
+			bool dev = next && device_type(c, &r);
+			bool same = (!next && !f->param_types[k]) ||
+				    (next && f->param_types[k] && strcmp(next, f->param_types[k]) == 0);
+			if (dev && !same) {
+				free(f->param_types[k]);
+				f->param_types[k] = next;
+				f->param_next[k] = NULL;
+				changed = true;
+			} else {
+				free(f->param_next[k]);
+				f->param_next[k] = NULL;
+			}
+			f->param_mixed[k] = false;
+		}
+	}
+	return changed;
 }
 
 bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *out, char **why)
@@ -1007,17 +1071,27 @@ bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *
 	}
 	TSNode root = ts_tree_root_node(tree);
 	struct ctx c = {.ps = ps, .kb = ps->kb, .src = src, .text = src->text, .out = out};
-	push_scope(&c, false);
-	walk(&c, root);
-	while (c.nscopes > 0)
-		pop_scope(&c);
-	free(c.scopes);
+	/* Up to three passes: each may type parameters from what the last one
+	 * learned at call sites (main() passes a CuPy array to wrong_way(a)). */
+	for (c.pass = 1;; c.pass++) {
+		run_pass(&c, root);
+		if (c.pass == 3 || !learn_params(&c))
+			break;
+		scan_result_free(out);
+	}
+	propagate_hot(&c);
+	rank_findings(&c);
 	if (ts_node_has_error(root)) {
 		TSNode e = first_error(root);
 		uint32_t col;
 		position(&c, ts_node_start_point(e), ts_node_start_byte(e), &out->syntax_error_line, &col,
 			 &out->syntax_error_cell);
 	}
+	free(c.scopes);
+	free(c.anc);
+	free(c.loops);
+	free(c.frames);
+	funcs_free(&c);
 	ts_tree_delete(tree);
 	if (out->n > 1)
 		qsort(out->items, out->n, sizeof *out->items, finding_cmp);

@@ -27,6 +27,15 @@ struct finding {
 	char *symbol;                          /* owned: qualified name of the callee */
 	char *message;                         /* owned */
 	char *fix;                             /* owned, may be NULL */
+	/* Hot paths: 0 runs once; 1 in a function called from a loop; 2 in a
+	 * loop; 3 in a nested loop; and so on. */
+	uint32_t rank;
+	uint32_t loop_line;                    /* the loop that makes it hot, or 0 */
+	char *rank_reason;                     /* owned: "in a loop at line 12", or NULL */
+	/* scanner-internal */
+	int func;                              /* enclosing function record, -1 module */
+	uint32_t loop_depth;
+	bool needs_loop;                       /* only a finding when in a hot path */
 };
 
 struct scan_result {

@@ -90,6 +90,9 @@ char *report_json(const struct scan_report *r)
 			json_object_set_new(o, "severity", json_string(severity_name(f->rule->severity)));
 			json_object_set_new(o, "message", json_string(f->message));
 			json_object_set_new(o, "fix", f->fix ? json_string(f->fix) : json_null());
+			json_object_set_new(o, "rank", json_integer(f->rank));
+			json_object_set_new(o, "loop_line", f->loop_line ? json_integer(f->loop_line) : json_null());
+			json_object_set_new(o, "rank_reason", f->rank_reason ? json_string(f->rank_reason) : json_null());
 			json_array_append_new(findings, o);
 			count_up(by_target, f->target ? f->target : "none");
 			count_up(by_category, f->rule->category);
@@ -188,6 +191,9 @@ char *report_sarif(const struct scan_report *r)
 						  f->target ? json_string(f->target) : json_null());
 			if (sf->notebook)
 				json_object_set_new(props, "cell", json_integer(f->cell));
+			json_object_set_new(props, "rank", json_integer(f->rank));
+			if (f->rank_reason)
+				json_object_set_new(props, "rankReason", json_string(f->rank_reason));
 			json_t *res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:[o], s:o}",
 						"ruleId", f->rule->id, "ruleIndex", (json_int_t)f->rule->index,
 						"level", sarif_level(f->rule->severity),

@@ -141,6 +141,15 @@ static void headlines(FILE *out, const struct style *s, const struct scan_file *
 	}
 }
 
+/* Hotter first; within a rank, in source order. */
+static int hottest_first(const void *a, const void *b)
+{
+	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return x->start_byte < y->start_byte ? -1 : x->start_byte > y->start_byte;
+}
+
 static void file_section(FILE *out, const struct style *s, const struct scan_file *sf,
 			 const struct text_options *opt)
 {
@@ -154,19 +163,27 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 				s->cyan, s->reset, sf->res.syntax_error_line);
 	}
 	headlines(out, s, sf);
-	/* The exceptions that stand out, with a code frame. */
+	/* The exceptions that stand out, hottest first, with a code frame. */
+	const struct finding **order = xmalloc(sf->res.n * sizeof *order);
+	for (size_t k = 0; k < sf->res.n; k++)
+		order[k] = &sf->res.items[k];
+	if (sf->res.n > 1)
+		qsort(order, sf->res.n, sizeof *order, hottest_first);
 	size_t quiet = 0;
 	for (size_t k = 0; k < sf->res.n; k++) {
-		const struct finding *f = &sf->res.items[k];
+		const struct finding *f = order[k];
 		if (f->rule->severity == SEV_NOTE) {
 			quiet++;
 			continue;
 		}
 		fputs("\n  ", out);
 		location(out, sf, f);
-		fprintf(out, ": %s%s%s %s%s%s [%s]\n", sev_color(s, f->rule->severity),
+		fprintf(out, ": %s%s%s %s%s%s [%s]", sev_color(s, f->rule->severity),
 			severity_name(f->rule->severity), s->reset, s->bold, f->rule->id, s->reset,
 			f->rule->name);
+		if (f->rank_reason)
+			fprintf(out, " %s(%s)%s", s->dim, f->rank_reason, s->reset);
+		fputc('\n', out);
 		fprintf(out, "    %s\n", f->message);
 		frame(out, s, f);
 		if (f->fix)
@@ -175,19 +192,23 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 	if (quiet && opt->verbose) {
 		fputc('\n', out);
 		for (size_t k = 0; k < sf->res.n; k++) {
-			const struct finding *f = &sf->res.items[k];
+			const struct finding *f = order[k];
 			if (f->rule->severity != SEV_NOTE)
 				continue;
 			fputs("  ", out);
 			location(out, sf, f);
-			fprintf(out, ": %s%s%s %s%s%s %s\n", s->cyan, "note", s->reset, s->bold, f->rule->id,
+			fprintf(out, ": %s%s%s %s%s%s %s", s->cyan, "note", s->reset, s->bold, f->rule->id,
 				s->reset, f->message);
+			if (f->rank_reason)
+				fprintf(out, " %s(%s)%s", s->dim, f->rank_reason, s->reset);
+			fputc('\n', out);
 		}
 	} else if (quiet) {
 		fprintf(out, "  %s(%zu more site%s with a GPU path: --verbose lists them)%s\n", s->dim, quiet,
 			quiet == 1 ? "" : "s", s->reset);
 	}
 	fputc('\n', out);
+	free(order);
 }
 
 void report_text(FILE *out, const struct scan_report *r, const struct text_options *opt)

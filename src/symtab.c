@@ -38,7 +38,8 @@ static void grow(struct symtab *t)
 	*t = bigger;
 }
 
-void symtab_set(struct symtab *t, const char *name, size_t len, enum bkind kind, const char *qual)
+void symtab_set(struct symtab *t, const char *name, size_t len, enum bkind kind, const char *qual,
+		int func)
 {
 	if ((t->n + 1) * 4 >= t->cap * 3)
 		grow(t);
@@ -51,6 +52,7 @@ void symtab_set(struct symtab *t, const char *name, size_t len, enum bkind kind,
 	}
 	b->kind = kind;
 	b->qual = qual ? xstrdup(qual) : NULL;
+	b->func = func;
 }
 
 const struct binding *symtab_get(const struct symtab *t, const char *name, size_t len)

@@ -16,6 +16,7 @@ struct binding {
 	char *name; /* NULL = empty slot */
 	enum bkind kind;
 	char *qual; /* B_QUAL / B_VALUE only */
+	int func;   /* B_FUNC: index of the function's record in the scanner, or -1 */
 };
 
 struct symtab {
@@ -24,7 +25,8 @@ struct symtab {
 };
 
 /* Binds name[0..len) (replacing any earlier binding); qual is copied. */
-void symtab_set(struct symtab *t, const char *name, size_t len, enum bkind kind, const char *qual);
+void symtab_set(struct symtab *t, const char *name, size_t len, enum bkind kind, const char *qual,
+		int func);
 const struct binding *symtab_get(const struct symtab *t, const char *name, size_t len);
 void symtab_free(struct symtab *t);
 

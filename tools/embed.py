@@ -23,11 +23,14 @@ CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-
               "mixed-host-device", "no-gpu-path"}
 SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
-FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "default", "why"}
+FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "default", "why"}
+EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
+TYPE_KEYS = {"methods", "device", "returns", "host_attributes"}
 ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
-              "returns", "library", "fallback"}
+              "returns", "library", "fallback", "effect", "device_if", "device_returns"}
 LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
-            "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis"}
+            "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
+            "returns"}
 
 
 def fail(path, where, msg):
@@ -60,15 +63,19 @@ def check_entry(path, e, rule_ids, where):
         fail(path, where, f"unknown rule '{e['rule']}'")
     if "target" in e and e["target"] not in TARGETS:
         fail(path, where, f"unknown target '{e['target']}'")
-    for fb in e.get("fallback", []):
+    if "effect" in e and e["effect"] not in EFFECTS:
+        fail(path, where, f"unknown effect '{e['effect']}'")
+    if ("device_if" in e) != ("device_returns" in e):
+        fail(path, where, "device_if and device_returns go together")
+    for fb in e.get("fallback", []) + ([e["device_if"]] if "device_if" in e else []):
         for k in fb:
             if k not in FALLBACK_KEYS:
                 fail(path, where, f"fallback: unknown key '{k}'")
         if not isinstance(fb.get("arg"), str):
             fail(path, where, "fallback without 'arg'")
-        conds = [k for k in ("present", "equals", "not_in", "callable") if k in fb]
+        conds = [k for k in ("present", "equals", "not_in", "callable", "prefix") if k in fb]
         if len(conds) != 1:
-            fail(path, where, f"fallback on '{fb['arg']}' needs exactly one of present/equals/not_in/callable")
+            fail(path, where, f"condition on '{fb['arg']}' needs exactly one of present/equals/not_in/callable/prefix")
 
 
 def check_knowledge(path, doc, rule_ids, seen_modules):
@@ -95,6 +102,9 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
     for t, spec in doc.get("types", {}).items():
         if spec.get("methods", "ignore") not in POLICIES:
             fail(path, f"types.{t}", "bad methods policy")
+        for k in spec:
+            if k not in TYPE_KEYS:
+                fail(path, f"types.{t}", f"unknown key '{k}'")
     names = set()
     for i, e in enumerate(doc.get("apis", [])):
         where = e.get("name", f"apis[{i}]")

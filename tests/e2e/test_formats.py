@@ -20,7 +20,8 @@ model = AgglomerativeClustering(3)
 """
 
 FINDING_KEYS = {"path", "line", "column", "end_line", "end_column", "cell", "rule", "rule_name",
-                "category", "library", "symbol", "target", "severity", "message", "fix"}
+                "category", "library", "symbol", "target", "severity", "message", "fix", "rank",
+                "loop_line", "rank_reason"}
 CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-loop",
               "roundtrip-in-loop", "unsynchronized-timing", "transfer-in-loop",
               "mixed-host-device", "no-gpu-path"}
@@ -172,5 +173,44 @@ def test_notebook_positions(tmp_path):
 def test_examples_directory_scans_cleanly():
     r = run("scan", "--format", "json", ROOT / "examples")
     doc = r.json()
-    assert r.rc == 0 and doc["errors"] == []
+    assert doc["errors"] == []
     assert doc["summary"]["files_scanned"] >= 12
+    # exit 1: the wrong-on-purpose examples have error-level findings, and only they
+    assert r.rc == 1
+    errors = {Path(f["path"]).name for f in doc["findings"] if f["severity"] == "error"}
+    assert errors and all(name.startswith("wrong_") for name in errors)
+
+
+def test_hot_paths_are_ranked(tmp_path):
+    p = write(tmp_path, "hot.py", """\
+import numpy as np
+
+
+def inner(x):
+    return np.sum(x)
+
+
+def outer(x):
+    return inner(x)
+
+
+np.ones(3)
+for i in range(3):
+    np.zeros(3)
+    for j in range(3):
+        np.ones(3)
+    outer(i)
+""")
+    doc = run("scan", "--format", "json", p).json()
+    by_line = {f["line"]: f for f in doc["findings"]}
+    assert by_line[12]["rank"] == 0 and by_line[12]["rank_reason"] is None
+    assert by_line[14]["rank"] == 2 and by_line[14]["loop_line"] == 13
+    assert by_line[14]["rank_reason"] == "in a loop at line 13"
+    assert by_line[16]["rank"] == 3 and by_line[16]["loop_line"] == 15
+    assert by_line[5]["rank"] == 1 and by_line[5]["loop_line"] == 13
+    assert by_line[5]["rank_reason"] == "in inner(), called from a loop at line 13"
+    text = run("scan", "--verbose", "--fail-on", "never", p).out
+    # hottest first within the file, with the reason
+    order = [int(m) for m in re.findall(r"hot\.py:(\d+):", text)]
+    assert order.index(16) < order.index(14) < order.index(5) < order.index(12)
+    assert "in a nested loop (2 deep) at line 15" in text

@@ -1,0 +1,48 @@
+# Device->host copies and implicit synchronizes inside loops (GPU601), and
+# the safe forms that must stay quiet.
+import cupy as cp
+import numpy as np
+
+a = cp.random.standard_normal((256, 256), dtype=cp.float32)
+v = cp.ones(256, dtype=cp.float32)
+history = []
+for step in range(100):
+    w = a @ v
+    lam = float(v @ w)  # expect: GPU601
+    n = cp.linalg.norm(w).item()  # expect: GPU601
+    v = w / n
+    history.append(cp.asnumpy(v[:4]))  # expect: GPU601
+    host = v.get()  # expect: GPU601
+    print(v.sum())  # expect: GPU601
+    if cp.any(v > 10):  # expect: GPU601
+        break
+    if step % 10 == 0:
+        print("residual", float(cp.abs(w - v).max()))  # periodic check: fine
+    values = v.tolist()  # expect: GPU601
+
+while cp.linalg.norm(v) > 1e-3:  # expect: GPU601
+    v = v / 2
+
+firsts = [float(v[i]) for i in range(3)]  # expect: GPU601
+
+# safe: after the loop, once
+total = float(v.sum())
+result = cp.asnumpy(v)
+scalar = v.max().item()
+final = v.get()
+
+
+def step_once(x):
+    y = x * 2
+    return y.sum().item()  # expect: GPU601
+
+
+for _ in range(10):
+    step_once(v)
+
+
+def report(x):
+    return float(x.mean())  # called once below: fine
+
+
+report(v)

@@ -1,0 +1,43 @@
+# Clock reads after GPU work with no synchronize (GPU603), and the right ways.
+import time
+import timeit
+
+import cupy as cp
+from cupyx.profiler import benchmark
+
+a = cp.random.random((512, 512))
+b = cp.random.random((512, 512))
+
+t0 = time.perf_counter()
+c = a @ b
+t1 = time.perf_counter()  # expect: GPU603
+
+t0 = time.time()
+c = a @ b
+cp.cuda.Device().synchronize()
+t1 = time.time()  # synchronized: fine
+
+start = time.perf_counter()
+d = cp.fft.fft(a)
+cp.cuda.Stream.null.synchronize()
+elapsed = time.perf_counter() - start  # synchronized through the stream: fine
+
+start = time.perf_counter()
+e = cp.sum(a)
+host = e.get()  # a copy back waits for the GPU too
+elapsed = time.perf_counter() - start  # fine
+
+
+def matmul(x, y):
+    return x @ y
+
+
+def timed(x, y):
+    s = time.perf_counter()
+    z = matmul(x, y)
+    return time.perf_counter() - s, z  # expect: GPU603
+
+
+print(timeit.timeit(lambda: a @ b, number=10))  # expect: GPU603
+print(benchmark(matmul, (a, b), n_repeat=10))
+timed(a, b)
