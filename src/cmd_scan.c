@@ -47,11 +47,19 @@ static const char help[] =
 	"\n"
 	"`gpuopt rules` lists the rules; `gpuopt explain RULE` says what one detects.\n";
 
+/* The files of a scan and the workers' progress. Workers take files in
+ * order from `next`; the main thread reports file i once it is done, then
+ * frees its results, so memory holds only the files in flight. */
 struct job {
 	const struct kb *kb;
+	bool keep_text;
+	bool errors_to_stderr; /* the report is not text on stdout */
 	struct scan_file *files;
 	size_t nfiles;
 	atomic_size_t next;
+	bool *done;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
 static void scan_one(struct pyscanner *ps, struct scan_file *sf)
@@ -76,31 +84,48 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct pyscanner *ps = pyscanner_new(j->kb);
+	pyscanner_keep_text(ps, j->keep_text);
 	for (;;) {
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->nfiles)
 			break;
 		scan_one(ps, &j->files[i]);
+		pthread_mutex_lock(&j->mu);
+		j->done[i] = true;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
 	}
 	pyscanner_free(ps);
 	return NULL;
 }
 
-static void scan_all(struct job *j, int jobs)
+/* Scans every file with `jobs` threads and reports each, in order. */
+static void scan_all(struct job *j, int jobs, struct report *rep)
 {
+	pthread_t *t = NULL;
+	int started = 0;
 	if (jobs > (int)j->nfiles)
 		jobs = (int)j->nfiles;
-	if (jobs <= 1) {
-		worker(j);
-		return;
+	if (jobs > 1) {
+		t = xcalloc((size_t)jobs, sizeof *t);
+		for (; started < jobs; started++)
+			if (pthread_create(&t[started], NULL, worker, j) != 0)
+				break;
 	}
-	pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
-	int started = 0;
-	for (; started < jobs; started++)
-		if (pthread_create(&t[started], NULL, worker, j) != 0)
-			break;
 	if (started == 0)
 		worker(j);
+	for (size_t i = 0; i < j->nfiles; i++) {
+		pthread_mutex_lock(&j->mu);
+		while (!j->done[i])
+			pthread_cond_wait(&j->cv, &j->mu);
+		pthread_mutex_unlock(&j->mu);
+		if (!j->files[i].ok && j->errors_to_stderr)
+			diag_error("%s: %s", j->files[i].path, j->files[i].error);
+		report_file(rep, &j->files[i]);
+		scan_result_free(&j->files[i].res);
+		free(j->files[i].error);
+		j->files[i].error = NULL;
+	}
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
@@ -203,53 +228,49 @@ static int run(int argc, char **argv)
 	else
 		paths_collect(dot, 1, (char *const *)excludes.items, &pl);
 
-	struct job j = {.kb = kb, .nfiles = pl.files.len};
-	j.files = xcalloc(pl.files.len, sizeof *j.files);
+	struct report_options ro = {
+		.format = strcmp(format, "json") == 0 ? FMT_JSON : strcmp(format, "sarif") == 0 ? FMT_SARIF : FMT_TEXT,
+		.verbose = verbose,
+		.color = want_color(color, !output),
+	};
+	struct atomic_file af;
+	if (!atomic_open(&af, output ? output : "-", &why)) {
+		diag_error("cannot write '%s': %s", output, why);
+		free(why);
+		pathlist_free(&pl);
+		kb_free(kb);
+		goto out;
+	}
+	struct report *rep = report_open(af.f, kb, &ro);
+	for (size_t i = 0; i < pl.errors.len; i++) {
+		const struct path_error *e = pl.errors.items[i];
+		report_path_error(rep, e->path, e->message);
+	}
+	struct job j = {.kb = kb, .keep_text = ro.format == FMT_TEXT, .nfiles = pl.files.len,
+			.errors_to_stderr = ro.format != FMT_TEXT || output};
+	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
+	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
 	for (size_t i = 0; i < pl.files.len; i++)
 		j.files[i].path = pl.files.items[i];
 	atomic_init(&j.next, 0);
-	scan_all(&j, (int)jobs);
-
-	struct scan_report report = {.kb = kb, .files = j.files, .nfiles = j.nfiles,
-				     .walk_errors = &pl.errors, .seconds = now() - t0};
+	pthread_mutex_init(&j.mu, NULL);
+	pthread_cond_init(&j.cv, NULL);
+	scan_all(&j, (int)jobs, rep);
 	struct scan_counts n;
-	scan_count(&report, &n);
-
-	bool written = true;
-	if (strcmp(format, "text") == 0 && !output) {
-		struct text_options to = {verbose, want_color(color, true)};
-		report_text(stdout, &report, &to);
-		fflush(stdout);
-	} else {
-		char *doc = NULL;
-		size_t len = 0;
-		if (strcmp(format, "json") == 0) {
-			doc = report_json(&report);
-		} else if (strcmp(format, "sarif") == 0) {
-			doc = report_sarif(&report);
-		} else {
-			struct text_options to = {verbose, strcmp(color, "always") == 0};
-			FILE *m = open_memstream(&doc, &len);
-			report_text(m, &report, &to);
-			fclose(m);
-		}
-		char *err;
-		if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-			diag_error("cannot write '%s': %s", output ? output : "stdout", err);
-			free(err);
-			written = false;
-		}
-		free(doc);
+	bool written = report_close(rep, now() - t0, &n);
+	if (written)
+		written = atomic_commit(&af, &why);
+	else
+		atomic_abort(&af);
+	if (!written) {
+		diag_error("cannot write '%s': %s", output ? output : "stdout", why ? why : "write failed");
+		free(why);
 	}
-	/* Errors also go to stderr when the report itself is machine-readable. */
-	if (strcmp(format, "text") != 0 || output) {
+	if (ro.format != FMT_TEXT || output) {
 		for (size_t i = 0; i < pl.errors.len; i++) {
 			const struct path_error *e = pl.errors.items[i];
 			diag_error("%s: %s", e->path, e->message);
 		}
-		for (size_t i = 0; i < j.nfiles; i++)
-			if (!j.files[i].ok)
-				diag_error("%s: %s", j.files[i].path, j.files[i].error);
 	}
 	if (!written || (n.files_scanned == 0 && n.files_with_errors > 0)) {
 		rc = EXIT_USAGE;
@@ -257,15 +278,14 @@ static int run(int argc, char **argv)
 		rc = EXIT_OK;
 		if (n.files_scanned == 0 && n.files_with_errors == 0)
 			diag_error("scan: no .py or .ipynb files found");
-		for (int s = fail_on; s < SEV_NONE; s++)
-			if (n.by_severity[s])
+		for (int sev = fail_on; sev < SEV_NONE; sev++)
+			if (n.by_severity[sev])
 				rc = EXIT_FAIL;
 	}
-	for (size_t i = 0; i < j.nfiles; i++) {
-		scan_result_free(&j.files[i].res);
-		free(j.files[i].error);
-	}
+	pthread_mutex_destroy(&j.mu);
+	pthread_cond_destroy(&j.cv);
 	free(j.files);
+	free(j.done);
 	pathlist_free(&pl);
 	kb_free(kb);
 out:

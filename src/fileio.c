@@ -103,3 +103,70 @@ fail:
 	free(tmp);
 	return false;
 }
+
+bool atomic_open(struct atomic_file *af, const char *path, char **why)
+{
+	memset(af, 0, sizeof *af);
+	*why = NULL;
+	af->path = xstrdup(path);
+	if (strcmp(path, "-") == 0) {
+		af->f = stdout;
+		return true;
+	}
+	af->tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(af->tmp);
+	if (fd < 0 || !(af->f = fdopen(fd, "w"))) {
+		*why = xstrdup(strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(af->tmp);
+		}
+		free(af->tmp);
+		free(af->path);
+		memset(af, 0, sizeof *af);
+		return false;
+	}
+	return true;
+}
+
+bool atomic_commit(struct atomic_file *af, char **why)
+{
+	*why = NULL;
+	bool ok;
+	if (!af->tmp) {
+		ok = fflush(af->f) == 0 && !ferror(af->f);
+		if (!ok)
+			*why = xstrdup(strerror(errno ? errno : EIO));
+	} else {
+		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(fileno(af->f), 0644) == 0 &&
+		     fsync(fileno(af->f)) == 0;
+		int err = errno ? errno : EIO;
+		if (fclose(af->f) != 0 && ok) {
+			ok = false;
+			err = errno;
+		}
+		if (ok && rename(af->tmp, af->path) != 0) {
+			ok = false;
+			err = errno;
+		}
+		if (!ok) {
+			*why = xstrdup(strerror(err));
+			unlink(af->tmp);
+		}
+	}
+	free(af->tmp);
+	free(af->path);
+	memset(af, 0, sizeof *af);
+	return ok;
+}
+
+void atomic_abort(struct atomic_file *af)
+{
+	if (af->tmp) {
+		fclose(af->f);
+		unlink(af->tmp);
+	}
+	free(af->tmp);
+	free(af->path);
+	memset(af, 0, sizeof *af);
+}

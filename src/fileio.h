@@ -18,4 +18,20 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why);
  * caller frees) on failure. */
 bool write_file_atomic(const char *path, const char *data, size_t len, char **why);
 
+/* A file written whole or not at all: writes go to a temporary file in the
+ * same directory, which atomic_commit renames over path. Path "-" writes to
+ * stdout directly. */
+struct atomic_file {
+	FILE *f;
+	char *tmp;  /* owned; NULL for stdout */
+	char *path; /* owned */
+};
+/* Returns false and sets *why (owned) if the temporary cannot be created. */
+bool atomic_open(struct atomic_file *af, const char *path, char **why);
+/* Flushes, syncs and renames; on failure removes the temporary, returns
+ * false and sets *why (owned). Frees af's strings either way. */
+bool atomic_commit(struct atomic_file *af, char **why);
+/* Drops what was written (the target is untouched). */
+void atomic_abort(struct atomic_file *af);
+
 #endif

@@ -77,12 +77,18 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 		ps->fields[f] = ts_language_field_id_for_name(lang, field_names[f],
 							      (uint32_t)strlen(field_names[f]));
 	ps->fallback_rule = kb_rule(kb, "GPU301");
+	ps->keep_text = true;
 	for (int i = 0; i < 5; i++) {
 		char id[8];
 		snprintf(id, sizeof id, "GPU60%d", i + 1);
 		ps->anti[i] = kb_rule(kb, id);
 	}
 	return ps;
+}
+
+void pyscanner_keep_text(struct pyscanner *ps, bool keep)
+{
+	ps->keep_text = keep;
 }
 
 void pyscanner_free(struct pyscanner *ps)
@@ -492,6 +498,8 @@ struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
 	f->func = current_func(c);
 	f->loop_depth = (uint32_t)c->nloops;
 	f->loop_line = c->nloops ? c->loops[c->nloops - 1].line : 0;
+	if (!c->ps->keep_text)
+		return f;
 	/* The whole source line, for code frames (capped on a character boundary). */
 	uint32_t ls = f->start_byte - ts_node_start_point(at).column;
 	const char *line = c->text + ls;

@@ -49,6 +49,9 @@ struct scan_result {
 struct pyscanner;
 
 struct pyscanner *pyscanner_new(const struct kb *kb);
+/* Whether findings carry what only the text report shows (the source line
+ * for code frames, the per-library first step). Default: true. */
+void pyscanner_keep_text(struct pyscanner *ps, bool keep);
 void pyscanner_free(struct pyscanner *ps); /* accepts NULL */
 
 /* Scans src into out (which must be zeroed or freed). Returns false and

@@ -38,6 +38,7 @@ struct pyscanner {
 	TSFieldId fields[F_COUNT];
 	const struct rule *fallback_rule;
 	const struct rule *anti[5]; /* GPU601..GPU605 */
+	bool keep_text;
 };
 
 struct scope {

@@ -291,7 +291,7 @@ static void emit(struct ctx *c, TSNode at, const struct kb_library *lib, const s
 					e && e->library ? e->library : lib->display, target, qualname);
 	f->message = expand(msg_t, &v);
 	f->fix = fix_t ? expand(fix_t, &v) : NULL;
-	if (gpu && !fb) {
+	if (gpu && !fb && c->ps->keep_text) {
 		/* An entry with a target of its own (numpy.fromfile -> kvikio) has its own first step. */
 		const char *h = e && e->has_target && e->fix ? e->fix
 			      : c->src->notebook && lib->notebook_fix ? lib->notebook_fix

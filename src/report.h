@@ -1,5 +1,7 @@
-/* report: the three renderings of a scan — human text grouped so a reader
- * takes it in at a glance, JSON (one object), and SARIF 2.1.0. */
+/* report: renders a scan as it happens, file by file in input order, so no
+ * more than the files still being scanned are held in memory. Three
+ * formats: human text grouped so a reader takes it in at a glance, gpuopt's
+ * JSON object, and SARIF 2.1.0. */
 #ifndef GPUOPT_REPORT_H
 #define GPUOPT_REPORT_H
 
@@ -18,29 +20,55 @@ struct scan_file {
 	struct scan_result res;
 };
 
-struct scan_report {
-	const struct kb *kb;
-	struct scan_file *files;
-	size_t nfiles;
-	const struct ptrvec *walk_errors; /* struct path_error * */
-	double seconds;
+enum report_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
+
+struct report_options {
+	enum report_format format;
+	bool verbose; /* text: list every site */
+	bool color;   /* text: ANSI colour */
 };
 
-struct text_options {
-	bool verbose;
-	bool color;
-};
-
-/* Counts over a report, shared by all renderings. */
+/* Totals over everything reported. */
 struct scan_counts {
 	size_t files_scanned, notebooks, files_with_errors, findings;
 	size_t by_severity[3];
 };
-void scan_count(const struct scan_report *r, struct scan_counts *out);
 
-void report_text(FILE *out, const struct scan_report *r, const struct text_options *opt);
-/* Both return an owned, NUL-terminated document ending in a newline. */
-char *report_json(const struct scan_report *r);
-char *report_sarif(const struct scan_report *r);
+struct report;
+
+/* Starts a report on out (which the caller owns and closes). */
+struct report *report_open(FILE *out, const struct kb *kb, const struct report_options *opt);
+/* Adds one file's outcome; call in input order. */
+void report_file(struct report *r, const struct scan_file *sf);
+/* Adds a path that could not be read at all (a walk error). */
+void report_path_error(struct report *r, const char *path, const char *message);
+/* Ends the document, fills *counts, frees r. Returns false if a write to
+ * out failed. */
+bool report_close(struct report *r, double seconds, struct scan_counts *counts);
+
+/* Formats (report_text.c, report_json.c): each keeps its own state. */
+struct report_format_ops {
+	void (*begin)(struct report *r);
+	void (*file)(struct report *r, const struct scan_file *sf);
+	void (*end)(struct report *r, double seconds);
+};
+extern const struct report_format_ops report_text_ops, report_json_ops, report_sarif_ops;
+
+struct path_error;
+
+struct report {
+	FILE *out;
+	const struct kb *kb;
+	struct report_options opt;
+	const struct report_format_ops *ops;
+	struct scan_counts counts;
+	struct ptrvec errors;  /* struct path_error *, owned: unreadable paths, in order */
+	struct ptrvec notices; /* char *, owned: JSON objects of syntax-error notices */
+	json_t *by_target, *by_category, *by_severity, *by_library, *by_rule;
+	size_t nresults;       /* findings written so far (JSON/SARIF commas) */
+};
+
+/* Writes s as a JSON string literal (quotes included). */
+void json_put_string(FILE *out, const char *s);
 
 #endif

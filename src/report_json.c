@@ -1,5 +1,7 @@
-/* report_json: the machine-readable renderings of a scan: gpuopt's own JSON
- * object and SARIF 2.1.0 (as GitHub code scanning reads it). */
+/* report_json: the machine-readable renderings, written as the scan goes:
+ * gpuopt's own JSON object (one finding per line inside "findings") and
+ * SARIF 2.1.0 as GitHub code scanning reads it. Strings are escaped by
+ * json_put_string; the small fixed parts are built with jansson. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,122 +9,115 @@
 #include "report.h"
 #include "version.h"
 
-void scan_count(const struct scan_report *r, struct scan_counts *out)
+static void put_key_str(FILE *o, const char *key, const char *value)
 {
-	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct scan_file *f = &r->files[i];
-		if (!f->ok) {
-			out->files_with_errors++;
-			continue;
-		}
-		out->files_scanned++;
-		out->notebooks += f->notebook;
-		for (size_t k = 0; k < f->res.n; k++) {
-			out->findings++;
-			out->by_severity[f->res.items[k].rule->severity]++;
-		}
+	fprintf(o, "\"%s\": ", key);
+	if (value)
+		json_put_string(o, value);
+	else
+		fputs("null", o);
+}
+
+/* Dumps a jansson value at the current position, then drops it. */
+static void put_json(FILE *o, json_t *v, size_t flags)
+{
+	json_dumpf(v, o, flags | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(v);
+}
+
+/* ---- gpuopt JSON ---- */
+
+static void json_begin(struct report *r)
+{
+	fprintf(r->out, "{\n  \"tool\": \"gpuopt\",\n  \"version\": \"%s\",\n  \"findings\": [", GPUOPT_VERSION);
+}
+
+static void json_file(struct report *r, const struct scan_file *sf)
+{
+	FILE *o = r->out;
+	if (sf->res.syntax_error_line) {
+		json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
+				      (json_int_t)sf->res.syntax_error_line, "message",
+				      "syntax error: scanned as far as the parser recovered");
+		if (sf->notebook)
+			json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
+		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
+		json_decref(n);
 	}
-	out->files_with_errors += r->walk_errors ? r->walk_errors->len : 0;
-}
-
-static void count_up(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	json_object_set_new(obj, key, json_integer(v ? json_integer_value(v) + 1 : 1));
-}
-
-static char *dump(json_t *doc)
-{
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	char *out = xasprintf("%s\n", s ? s : "{}");
-	free(s);
-	return out;
-}
-
-static json_t *errors_json(const struct scan_report *r)
-{
-	json_t *errors = json_array();
-	for (size_t i = 0; r->walk_errors && i < r->walk_errors->len; i++) {
-		const struct path_error *e = r->walk_errors->items[i];
-		json_array_append_new(errors, json_pack("{s:s, s:s}", "path", e->path, "message", e->message));
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		fputs(r->nresults++ ? ",\n    {" : "\n    {", o);
+		put_key_str(o, "path", sf->path);
+		fprintf(o, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"end_column\": %u, \"cell\": ",
+			f->line, f->col, f->end_line, f->end_col);
+		if (sf->notebook)
+			fprintf(o, "%u", f->cell);
+		else
+			fputs("null", o);
+		fputs(", ", o);
+		put_key_str(o, "rule", f->rule->id);
+		fputs(", ", o);
+		put_key_str(o, "rule_name", f->rule->name);
+		fputs(", ", o);
+		put_key_str(o, "category", f->rule->category);
+		fputs(", ", o);
+		put_key_str(o, "library", f->library);
+		fputs(", ", o);
+		put_key_str(o, "symbol", f->symbol);
+		fputs(", ", o);
+		put_key_str(o, "target", f->target);
+		fputs(", ", o);
+		put_key_str(o, "severity", severity_name(f->rule->severity));
+		fputs(", ", o);
+		put_key_str(o, "message", f->message);
+		fputs(", ", o);
+		put_key_str(o, "fix", f->fix);
+		fprintf(o, ", \"rank\": %u, \"loop_line\": ", f->rank);
+		if (f->loop_line)
+			fprintf(o, "%u", f->loop_line);
+		else
+			fputs("null", o);
+		fputs(", ", o);
+		put_key_str(o, "rank_reason", f->rank_reason);
+		putc('}', o);
 	}
-	for (size_t i = 0; i < r->nfiles; i++)
-		if (!r->files[i].ok)
-			json_array_append_new(errors, json_pack("{s:s, s:s}", "path", r->files[i].path,
-								"message", r->files[i].error));
-	return errors;
 }
 
-char *report_json(const struct scan_report *r)
+static void json_end(struct report *r, double seconds)
 {
-	json_t *findings = json_array(), *notices = json_array();
-	json_t *by_target = json_object(), *by_category = json_object(), *by_severity = json_object(),
-	       *by_library = json_object(), *by_rule = json_object();
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct scan_file *sf = &r->files[i];
-		if (!sf->ok)
-			continue;
-		if (sf->res.syntax_error_line) {
-			json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
-					      (json_int_t)sf->res.syntax_error_line, "message",
-					      "syntax error: scanned as far as the parser recovered");
-			if (sf->notebook)
-				json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
-			json_array_append_new(notices, n);
-		}
-		for (size_t k = 0; k < sf->res.n; k++) {
-			const struct finding *f = &sf->res.items[k];
-			json_t *o = json_object();
-			json_object_set_new(o, "path", json_string(sf->path));
-			json_object_set_new(o, "line", json_integer(f->line));
-			json_object_set_new(o, "column", json_integer(f->col));
-			json_object_set_new(o, "end_line", json_integer(f->end_line));
-			json_object_set_new(o, "end_column", json_integer(f->end_col));
-			json_object_set_new(o, "cell", sf->notebook ? json_integer(f->cell) : json_null());
-			json_object_set_new(o, "rule", json_string(f->rule->id));
-			json_object_set_new(o, "rule_name", json_string(f->rule->name));
-			json_object_set_new(o, "category", json_string(f->rule->category));
-			json_object_set_new(o, "library", json_string(f->library));
-			json_object_set_new(o, "symbol", json_string(f->symbol));
-			json_object_set_new(o, "target", f->target ? json_string(f->target) : json_null());
-			json_object_set_new(o, "severity", json_string(severity_name(f->rule->severity)));
-			json_object_set_new(o, "message", json_string(f->message));
-			json_object_set_new(o, "fix", f->fix ? json_string(f->fix) : json_null());
-			json_object_set_new(o, "rank", json_integer(f->rank));
-			json_object_set_new(o, "loop_line", f->loop_line ? json_integer(f->loop_line) : json_null());
-			json_object_set_new(o, "rank_reason", f->rank_reason ? json_string(f->rank_reason) : json_null());
-			json_array_append_new(findings, o);
-			count_up(by_target, f->target ? f->target : "none");
-			count_up(by_category, f->rule->category);
-			count_up(by_severity, severity_name(f->rule->severity));
-			count_up(by_library, f->library);
-			count_up(by_rule, f->rule->id);
-		}
-	}
-	struct scan_counts n;
-	scan_count(r, &n);
+	FILE *o = r->out;
+	const struct scan_counts *n = &r->counts;
+	fputs(r->nresults ? "\n  ],\n  \"summary\": " : "],\n  \"summary\": ", o);
 	json_t *summary = json_object();
-	json_object_set_new(summary, "files_scanned", json_integer((json_int_t)n.files_scanned));
-	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n.notebooks));
-	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n.files_with_errors));
-	json_object_set_new(summary, "findings", json_integer((json_int_t)n.findings));
-	json_object_set_new(summary, "by_target", by_target);
-	json_object_set_new(summary, "by_category", by_category);
-	json_object_set_new(summary, "by_severity", by_severity);
-	json_object_set_new(summary, "by_library", by_library);
-	json_object_set_new(summary, "by_rule", by_rule);
-	json_object_set_new(summary, "seconds", json_real(r->seconds));
-	json_t *doc = json_object();
-	json_object_set_new(doc, "tool", json_string("gpuopt"));
-	json_object_set_new(doc, "version", json_string(GPUOPT_VERSION));
-	json_object_set_new(doc, "findings", findings);
-	json_object_set_new(doc, "summary", summary);
-	json_object_set_new(doc, "errors", errors_json(r));
-	json_object_set_new(doc, "notices", notices);
-	return dump(doc);
+	json_object_set_new(summary, "files_scanned", json_integer((json_int_t)n->files_scanned));
+	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n->notebooks));
+	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n->files_with_errors));
+	json_object_set_new(summary, "findings", json_integer((json_int_t)n->findings));
+	json_object_set_new(summary, "by_target", json_incref(r->by_target));
+	json_object_set_new(summary, "by_category", json_incref(r->by_category));
+	json_object_set_new(summary, "by_severity", json_incref(r->by_severity));
+	json_object_set_new(summary, "by_library", json_incref(r->by_library));
+	json_object_set_new(summary, "by_rule", json_incref(r->by_rule));
+	json_object_set_new(summary, "seconds", json_real(seconds));
+	put_json(o, summary, JSON_INDENT(2));
+	fputs(",\n  \"errors\": [", o);
+	for (size_t i = 0; i < r->errors.len; i++) {
+		const struct path_error *e = r->errors.items[i];
+		fputs(i ? ",\n    {" : "\n    {", o);
+		put_key_str(o, "path", e->path);
+		fputs(", ", o);
+		put_key_str(o, "message", e->message);
+		putc('}', o);
+	}
+	fputs(r->errors.len ? "\n  ],\n  \"notices\": [" : "],\n  \"notices\": [", o);
+	for (size_t i = 0; i < r->notices.len; i++)
+		fprintf(o, "%s\n    %s", i ? "," : "", (char *)r->notices.items[i]);
+	fputs(r->notices.len ? "\n  ]\n}\n" : "]\n}\n", o);
 }
+
+const struct report_format_ops report_json_ops = {json_begin, json_file, json_end};
+
+/* ---- SARIF 2.1.0 ---- */
 
 static const char *sarif_level(enum severity s)
 {
@@ -146,22 +141,7 @@ static char *path_uri(const char *path)
 	return buf_steal(&b);
 }
 
-static json_t *sarif_location(const char *path, uint32_t line, uint32_t col, uint32_t end_line,
-			      uint32_t end_col)
-{
-	char *uri = path_uri(path);
-	json_t *region = json_pack("{s:i, s:i}", "startLine", (json_int_t)line, "startColumn", (json_int_t)col);
-	if (end_line) {
-		json_object_set_new(region, "endLine", json_integer(end_line));
-		json_object_set_new(region, "endColumn", json_integer(end_col));
-	}
-	json_t *loc = json_pack("{s:{s:{s:s, s:s}, s:o}}", "physicalLocation", "artifactLocation",
-				"uri", uri, "uriBaseId", "%SRCROOT%", "region", region);
-	free(uri);
-	return loc;
-}
-
-char *report_sarif(const struct scan_report *r)
+static void sarif_begin(struct report *r)
 {
 	json_t *rules = json_array();
 	for (size_t i = 0; i < r->kb->nrules; i++) {
@@ -170,62 +150,78 @@ char *report_sarif(const struct scan_report *r)
 		buf_printf(&help, "%s", ru->why ? ru->why : ru->summary);
 		if (ru->before && ru->after)
 			buf_printf(&help, "\n\nBefore:\n%s\n\nAfter:\n%s", ru->before, ru->after);
-		json_t *rj = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}",
-				       "id", ru->id, "name", ru->name,
-				       "shortDescription", "text", ru->summary,
-				       "fullDescription", "text", ru->why ? ru->why : ru->summary,
-				       "help", "text", help.data,
-				       "defaultConfiguration", "level", sarif_level(ru->severity),
-				       "properties", "category", ru->category);
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}",
+						       "id", ru->id, "name", ru->name,
+						       "shortDescription", "text", ru->summary,
+						       "fullDescription", "text", ru->why ? ru->why : ru->summary,
+						       "help", "text", help.data,
+						       "defaultConfiguration", "level", sarif_level(ru->severity),
+						       "properties", "category", ru->category));
 		buf_free(&help);
-		json_array_append_new(rules, rj);
 	}
-	json_t *results = json_array();
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct scan_file *sf = &r->files[i];
-		for (size_t k = 0; sf->ok && k < sf->res.n; k++) {
-			const struct finding *f = &sf->res.items[k];
-			char *text = f->fix ? xasprintf("%s. Fix: %s", f->message, f->fix) : xstrdup(f->message);
-			json_t *props = json_pack("{s:s, s:s, s:s, s:o}", "category", f->rule->category,
-						  "library", f->library, "symbol", f->symbol, "target",
-						  f->target ? json_string(f->target) : json_null());
-			if (sf->notebook)
-				json_object_set_new(props, "cell", json_integer(f->cell));
-			json_object_set_new(props, "rank", json_integer(f->rank));
-			if (f->rank_reason)
-				json_object_set_new(props, "rankReason", json_string(f->rank_reason));
-			json_t *res = json_pack("{s:s, s:i, s:s, s:{s:s}, s:[o], s:o}",
-						"ruleId", f->rule->id, "ruleIndex", (json_int_t)f->rule->index,
-						"level", sarif_level(f->rule->severity),
-						"message", "text", text,
-						"locations", sarif_location(sf->path, f->line, f->col, f->end_line, f->end_col),
-						"properties", props);
-			free(text);
-			json_array_append_new(results, res);
+	fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+	      "  \"runs\": [\n    {\n      \"tool\": {\"driver\": {\"name\": \"gpuopt\", \"version\": \"" GPUOPT_VERSION
+	      "\", \"rules\": ", r->out);
+	put_json(r->out, rules, JSON_COMPACT);
+	fputs("}},\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [", r->out);
+}
+
+static void sarif_file(struct report *r, const struct scan_file *sf)
+{
+	FILE *o = r->out;
+	char *uri = path_uri(sf->path);
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		fputs(r->nresults++ ? ",\n        {" : "\n        {", o);
+		fprintf(o, "\"ruleId\": \"%s\", \"ruleIndex\": %zu, \"level\": \"%s\", \"message\": {\"text\": ",
+			f->rule->id, f->rule->index, sarif_level(f->rule->severity));
+		char *text = f->fix ? xasprintf("%s. Fix: %s", f->message, f->fix) : xstrdup(f->message);
+		json_put_string(o, text);
+		free(text);
+		fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", o);
+		json_put_string(o, uri);
+		fprintf(o, ", \"uriBaseId\": \"%%SRCROOT%%\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, "
+			"\"endLine\": %u, \"endColumn\": %u}}}], \"properties\": {",
+			f->line, f->col, f->end_line, f->end_col);
+		put_key_str(o, "category", f->rule->category);
+		fputs(", ", o);
+		put_key_str(o, "library", f->library);
+		fputs(", ", o);
+		put_key_str(o, "symbol", f->symbol);
+		fputs(", ", o);
+		put_key_str(o, "target", f->target);
+		if (sf->notebook)
+			fprintf(o, ", \"cell\": %u", f->cell);
+		fprintf(o, ", \"rank\": %u", f->rank);
+		if (f->rank_reason) {
+			fputs(", ", o);
+			put_key_str(o, "rankReason", f->rank_reason);
 		}
+		fputs("}}", o);
 	}
+	free(uri);
+}
+
+static void sarif_end(struct report *r, double seconds)
+{
+	(void)seconds;
 	json_t *notes = json_array();
-	json_t *errs = errors_json(r);
-	size_t i;
-	json_t *e;
-	json_array_foreach(errs, i, e) {
-		char *text = xasprintf("%s: %s", json_string_value(json_object_get(e, "path")),
-				       json_string_value(json_object_get(e, "message")));
-		char *uri = path_uri(json_string_value(json_object_get(e, "path")));
+	for (size_t i = 0; i < r->errors.len; i++) {
+		const struct path_error *e = r->errors.items[i];
+		char *text = xasprintf("%s: %s", e->path, e->message);
+		char *uri = path_uri(e->path);
 		json_array_append_new(notes, json_pack("{s:s, s:{s:s}, s:[{s:{s:{s:s}}}]}",
 						       "level", "error", "message", "text", text,
 						       "locations", "physicalLocation", "artifactLocation", "uri", uri));
 		free(uri);
 		free(text);
 	}
-	json_decref(errs);
-	json_t *run = json_pack("{s:{s:{s:s, s:s, s:o}}, s:s, s:o, s:[{s:b, s:o}]}",
-				"tool", "driver", "name", "gpuopt", "version", GPUOPT_VERSION, "rules", rules,
-				"columnKind", "unicodeCodePoints",
-				"results", results,
-				"invocations", "executionSuccessful", 1, "toolExecutionNotifications", notes);
-	json_t *doc = json_pack("{s:s, s:s, s:[o]}",
-				"$schema", "https://json.schemastore.org/sarif-2.1.0.json",
-				"version", "2.1.0", "runs", run);
-	return dump(doc);
+	fputs(r->nresults ? "\n      ],\n      \"invocations\": [{\"executionSuccessful\": true, "
+			    "\"toolExecutionNotifications\": "
+			  : "],\n      \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": ",
+	      r->out);
+	put_json(r->out, notes, JSON_COMPACT);
+	fputs("}]\n    }\n  ]\n}\n", r->out);
 }
+
+const struct report_format_ops report_sarif_ops = {sarif_begin, sarif_file, sarif_end};

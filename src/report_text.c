@@ -151,7 +151,7 @@ static int hottest_first(const void *a, const void *b)
 }
 
 static void file_section(FILE *out, const struct style *s, const struct scan_file *sf,
-			 const struct text_options *opt)
+			 const struct report_options *opt)
 {
 	fprintf(out, "%s%s%s\n", s->bold, sf->path, s->reset);
 	if (sf->res.syntax_error_line) {
@@ -211,33 +211,43 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 	free(order);
 }
 
-void report_text(FILE *out, const struct scan_report *r, const struct text_options *opt)
+static const struct style *style_of(const struct report *r)
 {
-	const struct style *s = opt->color ? &ansi : &plain;
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct scan_file *sf = &r->files[i];
-		if (sf->ok && (sf->res.n || sf->res.syntax_error_line))
-			file_section(out, s, sf, opt);
-	}
-	struct scan_counts n;
-	scan_count(r, &n);
-	for (size_t i = 0; r->walk_errors && i < r->walk_errors->len; i++) {
-		const struct path_error *e = r->walk_errors->items[i];
+	return r->opt.color ? &ansi : &plain;
+}
+
+static void text_begin(struct report *r)
+{
+	(void)r;
+}
+
+static void text_file(struct report *r, const struct scan_file *sf)
+{
+	if (sf->res.n || sf->res.syntax_error_line)
+		file_section(r->out, style_of(r), sf, &r->opt);
+}
+
+static void text_end(struct report *r, double seconds)
+{
+	FILE *out = r->out;
+	const struct style *s = style_of(r);
+	const struct scan_counts *n = &r->counts;
+	for (size_t i = 0; i < r->errors.len; i++) {
+		const struct path_error *e = r->errors.items[i];
 		fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, e->path, e->message);
 	}
-	for (size_t i = 0; i < r->nfiles; i++)
-		if (!r->files[i].ok)
-			fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, r->files[i].path, r->files[i].error);
-	fprintf(out, "%sScanned %zu file%s", s->bold, n.files_scanned, n.files_scanned == 1 ? "" : "s");
-	if (n.notebooks)
-		fprintf(out, " (%zu notebook%s)", n.notebooks, n.notebooks == 1 ? "" : "s");
-	fprintf(out, " in %.2f s: %zu finding%s%s", r->seconds, n.findings, n.findings == 1 ? "" : "s",
+	fprintf(out, "%sScanned %zu file%s", s->bold, n->files_scanned, n->files_scanned == 1 ? "" : "s");
+	if (n->notebooks)
+		fprintf(out, " (%zu notebook%s)", n->notebooks, n->notebooks == 1 ? "" : "s");
+	fprintf(out, " in %.2f s: %zu finding%s%s", seconds, n->findings, n->findings == 1 ? "" : "s",
 		s->reset);
-	if (n.findings)
-		fprintf(out, " (%zu error, %zu warning, %zu note)", n.by_severity[SEV_ERROR],
-			n.by_severity[SEV_WARNING], n.by_severity[SEV_NOTE]);
-	if (n.files_with_errors)
-		fprintf(out, "; %s%zu path%s could not be scanned%s", s->red, n.files_with_errors,
-			n.files_with_errors == 1 ? "" : "s", s->reset);
+	if (n->findings)
+		fprintf(out, " (%zu error, %zu warning, %zu note)", n->by_severity[SEV_ERROR],
+			n->by_severity[SEV_WARNING], n->by_severity[SEV_NOTE]);
+	if (n->files_with_errors)
+		fprintf(out, "; %s%zu path%s could not be scanned%s", s->red, n->files_with_errors,
+			n->files_with_errors == 1 ? "" : "s", s->reset);
 	fputs(".\n", out);
 }
+
+const struct report_format_ops report_text_ops = {text_begin, text_file, text_end};

@@ -1,6 +1,7 @@
 /* fuzz_pyscan: any bytes as a .py file — decoding, parsing, scanning and
  * both machine-readable reports must neither crash nor leak. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kb.h"
@@ -30,9 +31,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct scan_file sf = {.path = "fuzz.py"};
 	if (pyscan(ps, &src, &sf.res, &why)) {
 		sf.ok = true;
-		struct scan_report r = {.kb = kb, .files = &sf, .nfiles = 1};
-		free(report_json(&r));
-		free(report_sarif(&r));
+		for (int fmt = FMT_TEXT; fmt <= FMT_SARIF; fmt++) {
+			char *doc = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&doc, &len);
+			struct report_options opt = {.format = (enum report_format)fmt, .verbose = true};
+			struct report *r = report_open(m, kb, &opt);
+			report_file(r, &sf);
+			struct scan_counts n;
+			report_close(r, 0.0, &n);
+			fclose(m);
+			if (n.findings != sf.res.n)
+				abort();
+			free(doc);
+		}
 	} else {
 		free(why);
 	}
