@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "commands.h"
 #include "diag.h"
 #include "fileio.h"
@@ -35,6 +36,8 @@ static const char help[] =
 	"  -v, --verbose          text: list every call site, not only the exceptions\n"
 	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -j, --jobs N           scan with N threads (default: one per CPU)\n"
+	"      --no-cache         neither read nor write the cache of results for unchanged files\n"
+	"                         ($XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Directories are walked recursively; .git, virtual environments, site-packages,\n"
@@ -54,6 +57,7 @@ struct job {
 	const struct kb *kb;
 	bool keep_text;
 	bool errors_to_stderr; /* the report is not text on stdout */
+	struct cache *cache;   /* NULL: --no-cache */
 	struct scan_file *files;
 	size_t nfiles;
 	atomic_size_t next;
@@ -62,7 +66,7 @@ struct job {
 	pthread_cond_t cv;
 };
 
-static void scan_one(struct pyscanner *ps, struct scan_file *sf)
+static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file *sf)
 {
 	struct source src;
 	char *why;
@@ -71,12 +75,15 @@ static void scan_one(struct pyscanner *ps, struct scan_file *sf)
 		return;
 	}
 	sf->notebook = src.notebook;
-	if (!pyscan(ps, &src, &sf->res, &why)) {
+	if (cache_get(cache, &src, &sf->res)) {
+		sf->ok = true;
+	} else if (pyscan(ps, &src, &sf->res, &why)) {
+		sf->ok = true;
+		if (strcmp(sf->path, "-") != 0)
+			cache_put(cache, &src, &sf->res);
+	} else {
 		sf->error = why;
-		source_free(&src);
-		return;
 	}
-	sf->ok = true;
 	source_free(&src);
 }
 
@@ -89,7 +96,7 @@ static void *worker(void *arg)
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->nfiles)
 			break;
-		scan_one(ps, &j->files[i]);
+		scan_one(ps, j->cache, &j->files[i]);
 		pthread_mutex_lock(&j->mu);
 		j->done[i] = true;
 		pthread_cond_broadcast(&j->cv);
@@ -156,11 +163,12 @@ static int run(int argc, char **argv)
 		{"exclude", required_argument, NULL, 'e'}, {"fail-on", required_argument, NULL, 'F'},
 		{"verbose", no_argument, NULL, 'v'}, {"color", required_argument, NULL, 'C'},
 		{"colour", required_argument, NULL, 'C'}, {"jobs", required_argument, NULL, 'j'},
+		{"no-cache", no_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *output = NULL, *color = "auto";
 	enum severity fail_on = SEV_ERROR;
-	bool verbose = false;
+	bool verbose = false, use_cache = true;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct ptrvec excludes = {0};
 	int rc = EXIT_USAGE;
@@ -185,6 +193,7 @@ static int run(int argc, char **argv)
 			}
 			break;
 		case 'v': verbose = true; break;
+		case 'N': use_cache = false; break;
 		case 'C':
 			color = optarg;
 			if (strcmp(color, "auto") && strcmp(color, "always") && strcmp(color, "never")) {
@@ -247,7 +256,8 @@ static int run(int argc, char **argv)
 		report_path_error(rep, e->path, e->message);
 	}
 	struct job j = {.kb = kb, .keep_text = ro.format == FMT_TEXT, .nfiles = pl.files.len,
-			.errors_to_stderr = ro.format != FMT_TEXT || output};
+			.errors_to_stderr = ro.format != FMT_TEXT || output,
+			.cache = use_cache ? cache_open(kb, ro.format == FMT_TEXT) : NULL};
 	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
 	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
 	for (size_t i = 0; i < pl.files.len; i++)
@@ -282,6 +292,7 @@ static int run(int argc, char **argv)
 			if (n.by_severity[sev])
 				rc = EXIT_FAIL;
 	}
+	cache_close(j.cache);
 	pthread_mutex_destroy(&j.mu);
 	pthread_cond_destroy(&j.cv);
 	free(j.files);

@@ -57,7 +57,19 @@ fail:
 	return false;
 }
 
+static bool write_replace(const char *path, const char *data, size_t len, bool durable, char **why);
+
 bool write_file_atomic(const char *path, const char *data, size_t len, char **why)
+{
+	return write_replace(path, data, len, true, why);
+}
+
+bool write_file_replace(const char *path, const char *data, size_t len, char **why)
+{
+	return write_replace(path, data, len, false, why);
+}
+
+static bool write_replace(const char *path, const char *data, size_t len, bool durable, char **why)
 {
 	*why = NULL;
 	if (strcmp(path, "-") == 0) {
@@ -84,7 +96,7 @@ bool write_file_atomic(const char *path, const char *data, size_t len, char **wh
 		}
 		off += (size_t)n;
 	}
-	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+	if (fchmod(fd, 0644) != 0 || (durable && fsync(fd) != 0))
 		goto fail;
 	if (close(fd) != 0) {
 		fd = -1;
@@ -110,6 +122,12 @@ bool atomic_open(struct atomic_file *af, const char *path, char **why)
 	*why = NULL;
 	af->path = xstrdup(path);
 	if (strcmp(path, "-") == 0) {
+		/* stdout lives on after us: its buffer is static (set once, before any output) */
+		static char stdout_buf[1 << 20];
+		static bool buffered;
+		if (!buffered)
+			setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
+		buffered = true;
 		af->f = stdout;
 		return true;
 	}
@@ -126,6 +144,8 @@ bool atomic_open(struct atomic_file *af, const char *path, char **why)
 		memset(af, 0, sizeof *af);
 		return false;
 	}
+	af->buf = xmalloc(1 << 20);
+	setvbuf(af->f, af->buf, _IOFBF, 1 << 20);
 	return true;
 }
 
@@ -156,6 +176,7 @@ bool atomic_commit(struct atomic_file *af, char **why)
 	}
 	free(af->tmp);
 	free(af->path);
+	free(af->buf);
 	memset(af, 0, sizeof *af);
 	return ok;
 }
@@ -168,5 +189,6 @@ void atomic_abort(struct atomic_file *af)
 	}
 	free(af->tmp);
 	free(af->path);
+	free(af->buf);
 	memset(af, 0, sizeof *af);
 }

@@ -18,13 +18,18 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why);
  * caller frees) on failure. */
 bool write_file_atomic(const char *path, const char *data, size_t len, char **why);
 
+/* The same without waiting for the disk: readers see the old or the new
+ * content, never a mix, but a crash may lose the new one. For caches. */
+bool write_file_replace(const char *path, const char *data, size_t len, char **why);
+
 /* A file written whole or not at all: writes go to a temporary file in the
  * same directory, which atomic_commit renames over path. Path "-" writes to
  * stdout directly. */
 struct atomic_file {
-	FILE *f;
+	FILE *f;    /* fully buffered with a large buffer */
 	char *tmp;  /* owned; NULL for stdout */
 	char *path; /* owned */
+	char *buf;  /* owned: f's buffer */
 };
 /* Returns false and sets *why (owned) if the temporary cannot be created. */
 bool atomic_open(struct atomic_file *af, const char *path, char **why);

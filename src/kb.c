@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "fileio.h"
 #include "util.h"
@@ -337,6 +338,10 @@ struct kb *kb_load_files(const struct data_file *files, size_t n, char **why)
 		*why = xstrdup("rules.json: file: missing");
 		goto fail;
 	}
+	XXH64_hash_t digest = 0;
+	for (size_t i = 0; i < n; i++)
+		digest = XXH3_64bits_withSeed(files[i].text, files[i].len, digest);
+	kb->digest = digest;
 	for (size_t i = 0, slot = 1; i < n; i++) {
 		json_error_t jerr;
 		json_t *doc = json_loadb(files[i].text, files[i].len, 0, &jerr);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "data.h"
 
@@ -107,6 +108,7 @@ struct kb {
 	json_t *module_index; /* top-level module -> integer index into libs */
 	struct kb_type *types;
 	size_t ntypes;
+	uint64_t digest; /* hash of every data file's text (cache keys) */
 };
 
 /* Loads the kb from GPUOPT_DATA_DIR if set, else from the compiled-in files.

@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,9 +25,16 @@ class Result:
         return f"rc={self.rc}\nstdout:\n{self.out}\nstderr:\n{self.err}"
 
 
+# Each test run gets its own scan cache, so tests neither read a stale one
+# nor leave entries in the user's.
+CACHE_HOME = tempfile.mkdtemp(prefix="gpuopt-test-cache-")
+os.chmod(CACHE_HOME, 0o777)
+
+
 def run(*args, input=None, env=None, cwd=None, timeout=120, user=None):
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
+    full_env["XDG_CACHE_HOME"] = CACHE_HOME
     full_env.update(env or {})
     kw = {}
     if user is not None:

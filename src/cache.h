@@ -1,0 +1,30 @@
+/* cache: the scan results of files that have not changed, so a re-scan
+ * skips parsing (as ruff's cache does). An entry is keyed by a 128-bit hash
+ * of the file's path and decoded text, gpuopt's version (the directory), the
+ * knowledge data and the options that shape findings. Entries live under
+ * $XDG_CACHE_HOME/gpuopt/VERSION/ (default ~/.cache/gpuopt/VERSION/), one
+ * file each, written whole or not at all, so concurrent scans share it
+ * safely. Any problem with the cache only costs a re-scan. */
+#ifndef GPUOPT_CACHE_H
+#define GPUOPT_CACHE_H
+
+#include <stdbool.h>
+
+#include "kb.h"
+#include "pyscan.h"
+#include "source.h"
+
+struct cache;
+
+/* NULL when there is nowhere to keep a cache (no HOME or XDG_CACHE_HOME);
+ * the other functions accept NULL and then do nothing. */
+struct cache *cache_open(const struct kb *kb, bool keep_text);
+void cache_close(struct cache *c);
+
+/* Fills out (owned by the caller) and returns true on a hit. The strings
+ * library / display / target point into the cache: use them before
+ * cache_close. Safe to call from several threads. */
+bool cache_get(struct cache *c, const struct source *src, struct scan_result *out);
+void cache_put(struct cache *c, const struct source *src, const struct scan_result *res);
+
+#endif
