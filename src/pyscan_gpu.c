@@ -8,7 +8,8 @@
  *   GPU601 roundtrip-in-loop      device->host copy or implicit sync in a loop
  *   GPU602 transfer-in-loop       host->device copy of loop-invariant data
  *   GPU603 unsynchronized-timing  a clock read after GPU work, no sync between
- *   GPU604 mixed-host-device      a CPU library function given a device array
+ *   GPU604 mixed-host-device      a CPU library function given a device array, or
+ *                                 data copied to the host and back in one loop
  *   GPU605 python-loop            element-by-element loops over range()
  * A loop is for / while / a comprehension, or a function called from one;
  * findings that only matter in a loop are marked needs_loop and dropped by
@@ -192,6 +193,62 @@ static TSNode first_positional(const struct ctx *c, TSNode args)
 	return (TSNode){0};
 }
 
+/* Is the call a device->host copy (by its kb effect)? */
+static bool is_d2h_call(struct ctx *c, TSNode call)
+{
+	if (node_kind(c, call) != NK_CALL)
+		return false;
+	struct res r = resolve(c, node_field(c, call, F_FUNCTION), 0);
+	const struct kb_library *lib;
+	const struct kb_type *type;
+	const struct kb_entry *e = callee_entry(c, &r, &lib, &type);
+	free(r.name);
+	return e && e->effect == EF_D2H;
+}
+
+/* In the loop, is `name` assigned from a device->host copy? Returns that
+ * assignment's line, or 0. */
+static uint32_t copied_back_within(struct ctx *c, TSNode node, const char *name, size_t len)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(node);
+	uint32_t line = 0;
+	int budget = 50000;
+	for (bool more = true; more && !line && budget-- > 0;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		if (node_kind(c, n) == NK_ASSIGNMENT &&
+		    names_identifier(c, node_field(c, n, F_LEFT), name, len, 0) &&
+		    is_d2h_call(c, node_field(c, n, F_RIGHT)))
+			line = node_line(n);
+		if (ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&cur))
+			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), node)) {
+				more = false;
+				break;
+			}
+	}
+	ts_tree_cursor_delete(&cur);
+	return line;
+}
+
+/* `h = cp.asnumpy(x)` ... `x = cp.asarray(h)` in one loop: the data goes
+ * back and forth every iteration. */
+static void back_and_forth(struct ctx *c, TSNode call, TSNode data, const char *what)
+{
+	if (node_kind(c, data) != NK_IDENTIFIER || !c->ps->anti[3])
+		return;
+	size_t len;
+	const char *s = node_text(c, data, &len);
+	uint32_t line = copied_back_within(c, c->loops[c->nloops - 1].node, s, len);
+	if (!line)
+		return;
+	struct finding *f = add_finding(c, call, c->ps->anti[3], "cupy", "CuPy", NULL, what);
+	f->message = xasprintf("`%.*s` is copied to the host at line %u and back to the GPU here, in every "
+			       "iteration of the loop at line %u", (int)len, s, line, c->loops[c->nloops - 1].line);
+	f->fix = xstrdup("keep the data on the device for the whole loop: do the host-side step with the GPU "
+			 "library, or move it after the loop");
+}
+
 static void transfer(struct ctx *c, TSNode call, TSNode data, const char *what)
 {
 	if (!c->nloops || ts_node_is_null(data) || !c->ps->anti[1])
@@ -199,8 +256,12 @@ static void transfer(struct ctx *c, TSNode call, TSNode data, const char *what)
 	struct res r = resolve_value(c, data);
 	bool on_device = device_type(c, &r) != NULL;
 	free(r.name);
-	if (on_device || !loop_invariant(c, data))
+	if (on_device)
 		return;
+	if (!loop_invariant(c, data)) {
+		back_and_forth(c, call, data, what);
+		return;
+	}
 	char *code = snippet(c, data);
 	struct finding *f = add_finding(c, call, c->ps->anti[1], "cupy", "CuPy", NULL, what);
 	if (str_starts_with(what, "torch")) {

@@ -22,3 +22,9 @@ for epoch in range(5):
     value = host.sum().item()  # CPU tensor: fine
 torch.cuda.synchronize()
 final = loss.item()  # after the loop: fine
+
+state = cp.zeros(16)
+for step in range(10):
+    host_state = cp.asnumpy(state)  # expect: GPU601
+    host_state[0] += 1.0
+    state = cp.asarray(host_state)  # expect: GPU604
