@@ -1,6 +1,7 @@
 /* notebook: see notebook.h. */
 #include "notebook.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,8 +51,7 @@ struct joiner {
 	size_t nlines, cap;
 };
 
-static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell, uint32_t in_cell,
-		     bool comment)
+static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell, uint32_t in_cell)
 {
 	if (j->nlines == j->cap) {
 		j->cap = j->cap ? j->cap * 2 : 256;
@@ -61,20 +61,103 @@ static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell
 	j->line_cell[j->nlines] = cell;
 	j->line_in_cell[j->nlines] = in_cell;
 	j->nlines++;
-	if (comment && n > 0) {
-		/* Replace the first non-blank character so columns stay put. */
-		size_t k = 0;
-		while (k < n && (line[k] == ' ' || line[k] == '\t'))
-			k++;
-		buf_append(&j->text, line, k);
-		if (k < n) {
-			buf_putc(&j->text, '#');
-			buf_append(&j->text, line + k + 1, n - k - 1);
-		}
-	} else {
-		buf_append(&j->text, line, n);
-	}
+	buf_append(&j->text, line, n);
 	buf_putc(&j->text, '\n');
+}
+
+static bool is_name_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_' || ch == '.';
+}
+
+/* `%time stmt`, `%timeit -n 10 stmt`, `%prun stmt`: where stmt starts, or n. */
+static size_t timed_statement(const char *l, size_t k, size_t n)
+{
+	static const char *const magics[] = {"time", "timeit", "prun"};
+	size_t e = k + 1;
+	while (e < n && is_name_char(l[e]))
+		e++;
+	bool timed = false;
+	for (size_t i = 0; i < sizeof magics / sizeof *magics; i++)
+		timed |= e - k - 1 == strlen(magics[i]) && memcmp(l + k + 1, magics[i], e - k - 1) == 0;
+	if (!timed)
+		return n;
+	for (;;) { /* options: -n 10, -r3, -q, -o ... */
+		while (e < n && (l[e] == ' ' || l[e] == '\t'))
+			e++;
+		if (e >= n || l[e] != '-')
+			return e;
+		bool takes_value = e + 2 < n && strchr("nrpsTDl", l[e + 1]) && (l[e + 2] == ' ' || l[e + 2] == '\t');
+		while (e < n && l[e] != ' ' && l[e] != '\t')
+			e++;
+		if (takes_value) {
+			while (e < n && (l[e] == ' ' || l[e] == '\t'))
+				e++;
+			while (e < n && l[e] != ' ' && l[e] != '\t')
+				e++;
+		}
+	}
+}
+
+/* Rewrites one line of IPython syntax in place into Python of the same
+ * length, so every column stays where the user sees it:
+ *   %magic args         -> #magic args
+ *   !shell              -> #shell
+ *   %time stmt          -> _    ;stmt      (the statement is still scanned)
+ *   x = !cmd / x = %mag -> x = _#cmd       (a value, then a comment)
+ *   obj? / obj??        -> #bj?            (help) */
+static void ipython_line(char *l, size_t n)
+{
+	size_t k = 0;
+	while (k < n && (l[k] == ' ' || l[k] == '\t'))
+		k++;
+	if (k >= n)
+		return;
+	if (l[k] == '%') {
+		size_t st = timed_statement(l, k, n);
+		if (st < n && st - k >= 2) {
+			l[k] = '_';
+			memset(l + k + 1, ' ', st - k - 2);
+			l[st - 1] = ';';
+		} else {
+			l[k] = '#';
+		}
+		return;
+	}
+	if (l[k] == '!') {
+		l[k] = '#';
+		return;
+	}
+	/* name = !cmd, a, b = %magic */
+	size_t e = k;
+	while (e < n && (is_name_char(l[e]) || l[e] == ',' || l[e] == ' '))
+		e++;
+	if (e > k && e + 1 < n && l[e] == '=' && l[e + 1] != '=') {
+		size_t v = e + 1;
+		while (v < n && (l[v] == ' ' || l[v] == '\t'))
+			v++;
+		if (v < n && (l[v] == '!' || l[v] == '%')) {
+			l[v] = '_';
+			if (v + 1 < n)
+				l[v + 1] = '#';
+			return;
+		}
+	}
+	/* help: the whole line is `name?`, `name??` or `?name` */
+	size_t q = k;
+	if (l[q] == '?')
+		while (q < n && l[q] == '?')
+			q++;
+	size_t w = q;
+	while (w < n && is_name_char(l[w]))
+		w++;
+	size_t t = w;
+	while (t < n && l[t] == '?')
+		t++;
+	while (t < n && (l[t] == ' ' || l[t] == '\t' || l[t] == '\r'))
+		t++;
+	if (w > q && t == n && (q > k || (w < n && l[w] == '?')))
+		l[k] = '#';
 }
 
 static void add_cell(struct joiner *j, const char *s, size_t len, uint32_t cell)
@@ -82,26 +165,30 @@ static void add_cell(struct joiner *j, const char *s, size_t len, uint32_t cell)
 	bool whole_cell_comment = false;
 	uint32_t in_cell = 0;
 	size_t pos = 0;
+	struct buf line = {0};
 	while (pos < len) {
 		const char *nl = memchr(s + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (s + pos)) : len - pos;
-		const char *line = s + pos;
-		size_t k = 0;
-		while (k < n && (line[k] == ' ' || line[k] == '\t'))
-			k++;
-		bool comment = whole_cell_comment;
-		if (in_cell == 0 && n >= 2 && line[0] == '%' && line[1] == '%') {
-			comment = true;
-			whole_cell_comment = !cell_magic_is_python(line, n);
-		} else if (k < n && (line[k] == '%' || line[k] == '!')) {
-			comment = true;
-		} else if (n > 0 && line[n - 1] == '?' && k < n && line[k] != '#') {
-			comment = true; /* obj? help syntax */
+		line.len = 0;
+		buf_append(&line, s + pos, n);
+		char *l = line.data;
+		if (in_cell == 0 && n >= 2 && l[0] == '%' && l[1] == '%') {
+			whole_cell_comment = !cell_magic_is_python(l, n);
+			l[0] = '#';
+		} else if (whole_cell_comment) {
+			size_t k = 0;
+			while (k < n && (l[k] == ' ' || l[k] == '\t'))
+				k++;
+			if (k < n)
+				l[k] = '#';
+		} else {
+			ipython_line(l, n);
 		}
-		add_line(j, line, n, cell, in_cell, comment);
+		add_line(j, l, n, cell, in_cell);
 		in_cell++;
 		pos += n + 1;
 	}
+	buf_free(&line);
 }
 
 bool notebook_to_source(const char *path, const char *json, size_t len,
