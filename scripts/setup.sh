@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config
-          libtree-sitter-dev libjansson-dev libxxhash-dev libcmocka-dev
+          libtree-sitter-dev libjansson-dev libxxhash-dev libcmocka-dev zlib1g-dev
           nodejs npm python3 python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do

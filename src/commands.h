@@ -19,6 +19,8 @@ struct command {
 extern const struct command cmd_scan;
 extern const struct command cmd_rules;
 extern const struct command cmd_explain;
+extern const struct command cmd_bench;
+extern const struct command cmd_verify;
 
 extern const struct command *const commands[];
 

@@ -126,31 +126,68 @@ static bool names_identifier(const struct ctx *c, TSNode t, const char *name, si
 	return false;
 }
 
-/* Is `name` (re)bound or changed anywhere under node? */
-static bool assigned_within(const struct ctx *c, TSNode node, const char *name, size_t len)
+struct loopscan;
+
+/* What a subtree search looks for: visit() returns true to stop. */
+struct search {
+	bool (*visit)(struct ctx *c, TSNode n, struct search *s);
+	bool skip_definitions; /* do not enter nested def / class bodies */
+	const char *name;      /* the identifier searched for, where there is one */
+	size_t len;
+	uint32_t line;         /* what copied_back_within found */
+	struct loopscan *ls;   /* what element_access collects */
+};
+
+#define SEARCH_BUDGET 50000
+
+/* Visits the nodes under root in source order until visit() says stop.
+ * Returns true if it stopped, or if the subtree was too large to finish
+ * (callers treat that as "found", the cautious answer). */
+static bool search_subtree(struct ctx *c, TSNode root, struct search *s)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(node);
-	bool found = false;
-	int budget = 50000;
-	for (bool more = true; more && !found && budget-- > 0;) {
+	if (ts_node_is_null(root))
+		return false;
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	bool stop = false;
+	int budget = SEARCH_BUDGET;
+	for (bool more = true; more && !stop; budget--) {
+		if (budget == 0) {
+			stop = true;
+			break;
+		}
 		TSNode n = ts_tree_cursor_current_node(&cur);
+		stop = s->visit(c, n, s);
 		enum nk k = node_kind(c, n);
-		if (k == NK_ASSIGNMENT || k == NK_AUG_ASSIGNMENT || k == NK_FOR)
-			found = names_identifier(c, node_field(c, n, F_LEFT), name, len, 0);
-		else if (k == NK_NAMED_EXPR)
-			found = names_identifier(c, node_field(c, n, F_NAME), name, len, 0);
-		else if (k == NK_AS_PATTERN)
-			found = names_identifier(c, node_field(c, n, F_ALIAS), name, len, 0);
-		if (ts_tree_cursor_goto_first_child(&cur))
+		bool enter = !(s->skip_definitions && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF));
+		if (enter && ts_tree_cursor_goto_first_child(&cur))
 			continue;
 		while (!ts_tree_cursor_goto_next_sibling(&cur))
-			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), node)) {
+			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), root)) {
 				more = false;
 				break;
 			}
 	}
 	ts_tree_cursor_delete(&cur);
-	return found || budget <= 0;
+	return stop;
+}
+
+static bool binds_name(struct ctx *c, TSNode n, struct search *s)
+{
+	enum nk k = node_kind(c, n);
+	if (k == NK_ASSIGNMENT || k == NK_AUG_ASSIGNMENT || k == NK_FOR)
+		return names_identifier(c, node_field(c, n, F_LEFT), s->name, s->len, 0);
+	if (k == NK_NAMED_EXPR)
+		return names_identifier(c, node_field(c, n, F_NAME), s->name, s->len, 0);
+	if (k == NK_AS_PATTERN)
+		return names_identifier(c, node_field(c, n, F_ALIAS), s->name, s->len, 0);
+	return false;
+}
+
+/* Is `name` (re)bound or changed anywhere under node? */
+static bool assigned_within(struct ctx *c, TSNode node, const char *name, size_t len)
+{
+	struct search s = {.visit = binds_name, .name = name, .len = len};
+	return search_subtree(c, node, &s);
 }
 
 /* Is the host data passed here the same in every iteration of the loop? */
@@ -206,29 +243,21 @@ static bool is_d2h_call(struct ctx *c, TSNode call)
 	return e && e->effect == EF_D2H;
 }
 
+static bool assigns_copy_back(struct ctx *c, TSNode n, struct search *s)
+{
+	if (node_kind(c, n) == NK_ASSIGNMENT && names_identifier(c, node_field(c, n, F_LEFT), s->name, s->len, 0) &&
+	    is_d2h_call(c, node_field(c, n, F_RIGHT)))
+		s->line = node_line(n);
+	return s->line != 0;
+}
+
 /* In the loop, is `name` assigned from a device->host copy? Returns that
  * assignment's line, or 0. */
 static uint32_t copied_back_within(struct ctx *c, TSNode node, const char *name, size_t len)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(node);
-	uint32_t line = 0;
-	int budget = 50000;
-	for (bool more = true; more && !line && budget-- > 0;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (node_kind(c, n) == NK_ASSIGNMENT &&
-		    names_identifier(c, node_field(c, n, F_LEFT), name, len, 0) &&
-		    is_d2h_call(c, node_field(c, n, F_RIGHT)))
-			line = node_line(n);
-		if (ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&cur))
-			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), node)) {
-				more = false;
-				break;
-			}
-	}
-	ts_tree_cursor_delete(&cur);
-	return line;
+	struct search s = {.visit = assigns_copy_back, .name = name, .len = len};
+	search_subtree(c, node, &s);
+	return s.line;
 }
 
 /* `h = cp.asnumpy(x)` ... `x = cp.asarray(h)` in one loop: the data goes
@@ -586,6 +615,30 @@ static bool has_slice(const struct ctx *c, TSNode sub)
 	return false;
 }
 
+/* Notes nested range loops and subscripts indexed by the loop variables. */
+static bool element_access(struct ctx *c, TSNode n, struct search *s)
+{
+	struct loopscan *ls = s->ls;
+	enum nk k = node_kind(c, n);
+	if (k == NK_FOR && ls->nvars < 4 && is_range_loop(c, n, &ls->vars[ls->nvars], &ls->lens[ls->nvars])) {
+		ls->nvars++;
+		ls->nested = true;
+	} else if (k == NK_SUBSCRIPT && !has_slice(c, n) && index_uses(c, node_field(c, n, F_SUBSCRIPT), ls, 0)) {
+		TSNode v = node_field(c, n, F_VALUE);
+		enum nk vk = node_kind(c, v);
+		if (vk == NK_IDENTIFIER || vk == NK_ATTRIBUTE) {
+			if (ts_node_is_null(ls->example))
+				ls->example = n;
+			/* a host array; device arrays indexed in a loop are usually an
+			 * iterative algorithm's rows, not elements */
+			struct res r = resolve_value(c, v);
+			ls->typed_array |= r.kind == R_VALUE && !device_type(c, &r);
+			free(r.name);
+		}
+	}
+	return false;
+}
+
 void gpu_enter_for(struct ctx *c, TSNode forn)
 {
 	if (!c->array_file || !c->ps->anti[4] || ts_node_start_byte(forn) < c->pyloop_until)
@@ -597,37 +650,8 @@ void gpu_enter_for(struct ctx *c, TSNode forn)
 	if (!is_range_loop(c, forn, &ls.vars[0], &ls.lens[0]))
 		return;
 	ls.nvars = 1;
-	TSNode body = node_field(c, forn, F_BODY);
-	TSTreeCursor cur = ts_tree_cursor_new(body);
-	int budget = 20000;
-	for (bool more = !ts_node_is_null(body); more && budget-- > 0;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		enum nk k = node_kind(c, n);
-		if (k == NK_FOR && ls.nvars < 4 && is_range_loop(c, n, &ls.vars[ls.nvars], &ls.lens[ls.nvars])) {
-			ls.nvars++;
-			ls.nested = true;
-		} else if (k == NK_SUBSCRIPT && !has_slice(c, n) && index_uses(c, node_field(c, n, F_SUBSCRIPT), &ls, 0)) {
-			TSNode v = node_field(c, n, F_VALUE);
-			enum nk vk = node_kind(c, v);
-			if (vk == NK_IDENTIFIER || vk == NK_ATTRIBUTE) {
-				if (ts_node_is_null(ls.example))
-					ls.example = n;
-				/* a host array; device arrays indexed in a loop are
-				 * usually an iterative algorithm's rows, not elements */
-				struct res r = resolve_value(c, v);
-				ls.typed_array |= r.kind == R_VALUE && !device_type(c, &r);
-				free(r.name);
-			}
-		}
-		if (k != NK_FUNCTION_DEF && k != NK_CLASS_DEF && ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&cur))
-			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
-				more = false;
-				break;
-			}
-	}
-	ts_tree_cursor_delete(&cur);
+	struct search s = {.visit = element_access, .skip_definitions = true, .ls = &ls};
+	search_subtree(c, node_field(c, forn, F_BODY), &s);
 	if (ts_node_is_null(ls.example) || !(ls.nested || ls.typed_array))
 		return;
 	char *ex = snippet(c, ls.example);

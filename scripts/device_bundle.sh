@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Build a gpuopt that runs on the GPU machine (Ubuntu 24.04, no -dev
+# packages there): a release build whose binary looks for its shared
+# libraries next to itself ($ORIGIN/lib), with the non-glibc ones copied in.
+# Output: build-device/ (ignored by git), used by scripts/gpu_checks.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+[ -f build-device/build.ninja ] || meson setup build-device --buildtype=release \
+    -Dc_link_args="-Wl,-rpath,\$ORIGIN/lib" >/dev/null
+meson compile -C build-device >/dev/null
+mkdir -p build-device/bundle/lib
+cp build-device/src/gpuopt build-device/bundle/
+for lib in libjansson.so.4 libtree-sitter.so.0 libxxhash.so.0 libz.so.1; do
+  path=$(ldd build-device/src/gpuopt | awk -v l="$lib" '$1 == l {print $3}')
+  [ -n "$path" ] && cp -L "$path" build-device/bundle/lib/
+done
+ldd build-device/bundle/gpuopt | grep -E "not found" && exit 1
+echo "bundle: build-device/bundle ($(du -sh build-device/bundle | cut -f1))"

@@ -1,0 +1,85 @@
+/* mapfile: see mapfile.h. */
+#include "mapfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Pages are handed back in steps of this many bytes: one madvise per step. */
+#define RELEASE_STEP ((size_t)8 << 20)
+
+bool mapfile_open(const char *path, struct mapfile *m, char **why)
+{
+	memset(m, 0, sizeof *m);
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = xstrdup(strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		*why = xstrdup(strerror(errno));
+		close(fd);
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*why = xstrdup("is a directory");
+		close(fd);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = xstrdup("not a regular file");
+		close(fd);
+		return false;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return true;
+	}
+	if ((unsigned long long)st.st_size > (size_t)-1) {
+		*why = xstrdup("file is too large to map");
+		close(fd);
+		return false;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int err = errno;
+	close(fd);
+	if (p == MAP_FAILED) {
+		*why = xstrdup(strerror(err));
+		return false;
+	}
+	/* Read front to back: ask for aggressive read-ahead. */
+	madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	m->data = p;
+	m->size = (size_t)st.st_size;
+	return true;
+}
+
+void mapfile_release(struct mapfile *m, size_t upto)
+{
+	if (!m->data)
+		return;
+	if (upto > m->size)
+		upto = m->size;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = upto / page * page;
+	if (end < m->released + RELEASE_STEP && upto < m->size)
+		return;
+	if (end > m->released) {
+		madvise((void *)(m->data + m->released), end - m->released, MADV_DONTNEED);
+		m->released = end;
+	}
+}
+
+void mapfile_close(struct mapfile *m)
+{
+	if (m->data)
+		munmap((void *)m->data, m->size);
+	memset(m, 0, sizeof *m);
+}

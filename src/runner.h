@@ -1,0 +1,76 @@
+/* runner: start one command without a shell and measure that run alone.
+ *
+ * The command is started with posix_spawnp (PATH search as execvp does) in
+ * a process group of its own, with the standard streams it is given; its
+ * wall time is taken on the monotonic clock from just before the spawn to
+ * just after wait4 reaps it, and its user / system CPU time and peak
+ * resident set come from wait4's rusage for that child alone (not the
+ * lifetime maximum over all children that getrusage(RUSAGE_CHILDREN)
+ * gives). A run that outlives its timeout is killed with its whole process
+ * group.
+ *
+ * One caveat stays with the kernel: Linux starts a new program's peak RSS
+ * at the spawning process's own resident size, so a peak below
+ * runner_floor_rss_kib() cannot be seen; the caller records that floor.
+ *
+ * runner_install_signals() makes SIGINT / SIGTERM kill the running command's
+ * process group and raise the runner_interrupted() flag instead of leaving
+ * the command running behind gpuopt. */
+#ifndef GPUOPT_RUNNER_H
+#define GPUOPT_RUNNER_H
+
+#include <stdbool.h>
+
+struct runner_stdio {
+	int in, out, err;   /* descriptors the command gets as 0, 1 and 2 */
+};
+
+struct run_result {
+	double wall_s;        /* monotonic: just before spawn to just after reaping */
+	double user_s, sys_s; /* CPU time of the child and the descendants it waited for */
+	long peak_rss_kib;    /* ru_maxrss of the child */
+	int exit_code;        /* exit status, or -1 when ended by a signal */
+	int signal;           /* the signal that ended it, else 0 */
+	bool timed_out;       /* killed by the runner at the timeout */
+	int spawn_errno;      /* nonzero when it could not be started (then nothing ran) */
+};
+
+/* Runs argv (argv[0] looked up in PATH unless it has a '/') with the
+ * environment of gpuopt and the given streams, killing it after timeout_s
+ * seconds when timeout_s > 0. Returns true when the command ran, whatever
+ * its exit status; false when it could not be started (r->spawn_errno says
+ * why: ENOENT not found, EACCES not executable, ...). Never exits. */
+bool runner_run(char *const argv[], const struct runner_stdio *io, double timeout_s,
+		struct run_result *r);
+
+/* True when the run succeeded: exit status 0, no signal, no timeout. */
+bool run_ok(const struct run_result *r);
+
+/* Describes how a run ended ("exit status 3", "killed by signal 9 (Killed)",
+ * "timed out after 2 s"); owned by the caller. */
+char *run_describe(const struct run_result *r, double timeout_s);
+
+/* The resident size of this process now, in KiB (0 when unknown); after
+ * runner_reset_peak() this is also the lowest peak RSS a child can report. */
+long runner_floor_rss_kib(void);
+
+/* Lowers this process's recorded peak RSS to its current size
+ * (/proc/self/clear_refs), so a child's peak starts from gpuopt's current
+ * size, not from its largest ever. Best effort: silently does nothing where
+ * not allowed. */
+void runner_reset_peak(void);
+
+/* SIGINT / SIGTERM: kill the running command's group, set the flag. */
+void runner_install_signals(void);
+bool runner_interrupted(void);
+
+/* Finds a command name as posix_spawnp would: a name with '/' as is, else
+ * each PATH entry. Returns true when an executable regular file is found. */
+bool runner_find_program(const char *name);
+
+/* Opens path for reading / writing (truncating) with O_CLOEXEC; -1 and errno
+ * on failure. "/dev/null" works for both. */
+int runner_open_in(const char *path);
+int runner_open_out(const char *path);
+
+#endif
