@@ -485,6 +485,6 @@ def test_h200_fixture_has_the_gpu_fields_filled():
     # at the larger size the CuPy command kept the GPU busy and held more device memory
     cmds = doc["groups"][-1]["commands"]
     cpu_cmd, gpu_cmd = cmds
-    assert "cupy" in gpu_cmd["command"] and "numpy" in cpu_cmd["command"]
+    assert "mm_gpu.py" in gpu_cmd["command"] and "mm_cpu.py" in cpu_cmd["command"]  # CuPy / NumPy
     assert gpu_cmd["gpu"][0]["utilization_peak_pct"] > 0
     assert gpu_cmd["gpu"][0]["memory_used_peak_bytes"] > cpu_cmd["gpu"][0]["memory_used_peak_bytes"]
