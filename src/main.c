@@ -1,7 +1,10 @@
 /* main: global options (--help, --version), `gpuopt help CMD`, and dispatch
  * through the command table. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "diag.h"
@@ -33,8 +36,23 @@ static int help_for(const char *name)
 	return EXIT_OK;
 }
 
+/* Started with fd 0, 1 or 2 closed (CI runners, daemons), gpuopt would hand
+ * those numbers to the next file it opens, and a command it spawns would
+ * then read or write that file. Keep them taken by /dev/null. */
+static void reserve_standard_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (n >= 0 && n != fd)
+			close(n);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	reserve_standard_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
