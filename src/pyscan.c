@@ -534,10 +534,7 @@ static int function_record(struct ctx *c, TSNode def)
 	size_t len;
 	const char *name = node_text(c, node_field(c, def, F_NAME), &len);
 	if (c->funcs_seen < c->nfuncs) { /* pass 2: the same definitions, in order */
-		struct funcrec *f = &c->funcs[c->funcs_seen];
-		f->seen = true;
-		f->hot_line = 0;
-		f->hot_via = -1;
+		c->funcs[c->funcs_seen].hot_line = 0;
 		return (int)c->funcs_seen++;
 	}
 	if (c->nfuncs == c->capfuncs) {
@@ -547,9 +544,6 @@ static int function_record(struct ctx *c, TSNode def)
 	struct funcrec *f = &c->funcs[c->nfuncs];
 	memset(f, 0, sizeof *f);
 	f->name = xstrndup(name, len);
-	f->line = user_line(c, def);
-	f->hot_via = -1;
-	f->seen = true;
 	/* positional parameter names, for typing them from keyword arguments */
 	TSNode params = node_field(c, def, F_PARAMETERS);
 	uint32_t n = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
@@ -974,11 +968,9 @@ static void propagate_hot(struct ctx *c)
 				continue;
 			if (k->loop_line) {
 				callee->hot_line = k->loop_line;
-				callee->hot_via = k->caller;
 				changed = true;
 			} else if (k->caller >= 0 && k->caller != k->callee && c->funcs[k->caller].hot_line) {
 				callee->hot_line = c->funcs[k->caller].hot_line;
-				callee->hot_via = k->caller;
 				changed = true;
 			}
 		}

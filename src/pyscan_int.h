@@ -57,9 +57,7 @@ struct loopframe {
 /* A function defined in the file: what the rules learn about it. */
 struct funcrec {
 	char *name;
-	uint32_t line;
 	uint32_t hot_line;   /* a loop that calls it (directly or not), or 0 */
-	int hot_via;         /* the function whose loop it is (-1: module level) */
 	bool does_gpu;       /* launches GPU work */
 	bool ends_pending;   /* returns with GPU work not waited for */
 	char *ret_type;      /* the one type all its returns have (last pass), or NULL */
@@ -70,7 +68,6 @@ struct funcrec {
 	char **param_next;   /* the same, collected in this pass */
 	bool *param_mixed;
 	size_t nparams;
-	bool seen;           /* defined in this pass */
 	bool jitted;         /* compiled by a JIT decorator (numba.jit, ...): loops are not Python */
 };
 
