@@ -463,10 +463,10 @@ static void position(const struct ctx *c, TSPoint pt, uint32_t byte, uint32_t *l
 }
 
 /* The line of a node as the user sees it (in its cell, for notebooks). */
-static uint32_t user_line(const struct ctx *c, TSNode n)
+static uint32_t user_line(const struct ctx *c, TSNode n, uint32_t *cell)
 {
-	uint32_t line, col, cell;
-	position(c, ts_node_start_point(n), ts_node_start_byte(n), &line, &col, &cell);
+	uint32_t line, col;
+	position(c, ts_node_start_point(n), ts_node_start_byte(n), &line, &col, cell);
 	return line;
 }
 
@@ -615,8 +615,9 @@ static void record_local_call(struct ctx *c, TSNode call)
 		c->capcalls = c->capcalls ? c->capcalls * 2 : 16;
 		c->calls = xrealloc(c->calls, c->capcalls * sizeof *c->calls);
 	}
+	const struct loopframe *l = c->nloops ? &c->loops[c->nloops - 1] : NULL;
 	c->calls[c->ncalls++] = (struct callrec){current_func(c), (int)(f - c->funcs),
-						 c->nloops ? c->loops[c->nloops - 1].line : 0};
+						 l ? l->line : 0, l ? l->cell : 0};
 	TSNode args = node_field(c, call, F_ARGUMENTS);
 	if (node_kind(c, args) != NK_ARGUMENT_LIST)
 		return;
@@ -743,7 +744,10 @@ static void push_loop(struct ctx *c, TSNode node, TSNode stmt)
 		c->caploops = c->caploops ? c->caploops * 2 : 8;
 		c->loops = xrealloc(c->loops, c->caploops * sizeof *c->loops);
 	}
-	c->loops[c->nloops++] = (struct loopframe){node, stmt, user_line(c, stmt)};
+	struct loopframe *l = &c->loops[c->nloops++];
+	l->node = node;
+	l->stmt = stmt;
+	l->line = user_line(c, stmt, &l->cell);
 }
 
 static void push_frame(struct ctx *c, int func)
@@ -968,9 +972,11 @@ static void propagate_hot(struct ctx *c)
 				continue;
 			if (k->loop_line) {
 				callee->hot_line = k->loop_line;
+				callee->hot_cell = k->loop_cell;
 				changed = true;
 			} else if (k->caller >= 0 && k->caller != k->callee && c->funcs[k->caller].hot_line) {
 				callee->hot_line = c->funcs[k->caller].hot_line;
+				callee->hot_cell = c->funcs[k->caller].hot_cell;
 				changed = true;
 			}
 		}
@@ -992,7 +998,11 @@ static void rank_findings(struct ctx *c)
 			const struct funcrec *fn = &c->funcs[f->func];
 			f->rank = 1;
 			f->loop_line = fn->hot_line;
-			f->rank_reason = xasprintf("in %s(), called from a loop at line %u", fn->name, fn->hot_line);
+			if (fn->hot_cell && fn->hot_cell != f->cell)
+				f->rank_reason = xasprintf("in %s(), called from a loop in cell %u at line %u", fn->name,
+							   fn->hot_cell, fn->hot_line);
+			else
+				f->rank_reason = xasprintf("in %s(), called from a loop at line %u", fn->name, fn->hot_line);
 		}
 		if (f->needs_loop && f->rank == 0) {
 			finding_free(f);

@@ -51,13 +51,14 @@ struct scope {
 struct loopframe {
 	TSNode node;  /* the body (or comprehension) the frame covers */
 	TSNode stmt;  /* the for/while statement or comprehension */
-	uint32_t line;
+	uint32_t line, cell; /* where the user sees it (cell: notebooks, else 0) */
 };
 
 /* A function defined in the file: what the rules learn about it. */
 struct funcrec {
 	char *name;
 	uint32_t hot_line;   /* a loop that calls it (directly or not), or 0 */
+	uint32_t hot_cell;   /* notebooks: that loop's cell */
 	bool does_gpu;       /* launches GPU work */
 	bool ends_pending;   /* returns with GPU work not waited for */
 	char *ret_type;      /* the one type all its returns have (last pass), or NULL */
@@ -76,6 +77,7 @@ struct callrec {
 	int caller;
 	int callee;
 	uint32_t loop_line; /* innermost loop around the call, or 0 */
+	uint32_t loop_cell;
 };
 
 /* Timing and GPU-work state of one function body (or the module). */

@@ -214,3 +214,21 @@ for i in range(3):
     order = [int(m) for m in re.findall(r"hot\.py:(\d+):", text)]
     assert order.index(16) < order.index(14) < order.index(5) < order.index(12)
     assert "in a nested loop (2 deep) at line 15" in text
+
+
+def test_notebook_hot_path_names_the_cell_of_the_loop(tmp_path):
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [],
+         "source": "import numpy as np\n\ndef smooth(x):\n    return np.convolve(x, np.ones(3))\n"},
+        {"cell_type": "markdown", "metadata": {}, "source": "Run it many times."},
+        {"cell_type": "code", "metadata": {}, "outputs": [],
+         "source": "for i in range(10):\n    smooth(np.ones(100))\n"},
+    ]}
+    p = tmp_path / "hot.ipynb"
+    p.write_text(json.dumps(nb))
+    doc = run("scan", "--format", "json", p).json()
+    f = [f for f in doc["findings"] if f["symbol"] == "numpy.convolve"][0]
+    assert (f["cell"], f["line"], f["rank"]) == (1, 4, 1)
+    assert f["rank_reason"] == "in smooth(), called from a loop in cell 3 at line 1"
+    g = [f for f in doc["findings"] if f["cell"] == 3 and f["line"] == 2][0]
+    assert g["rank_reason"] == "in a loop at line 1"
