@@ -282,6 +282,24 @@ static const char *stop_text(const char *reason)
 }
 
 /* ---- text ---- */
+/* A command's GPU figures over all devices: the largest of each. */
+struct gpu_peaks {
+	unsigned samples;
+	double mem, util_mean, util_peak;
+};
+
+static struct gpu_peaks gpu_peaks(const struct bench_result *r, const struct bench_command *c)
+{
+	struct gpu_peaks g = {0};
+	for (size_t d = 0; d < r->ndev; d++) {
+		g.samples += c->gpu[d].samples;
+		g.mem = fmax(g.mem, c->gpu[d].mem_peak);
+		g.util_mean = fmax(g.util_mean, c->gpu[d].util_mean);
+		g.util_peak = fmax(g.util_peak, c->gpu[d].util_peak);
+	}
+	return g;
+}
+
 static double unit_scale(const struct bench_group *g, const char **unit)
 {
 	double smallest = INFINITY;
@@ -356,16 +374,10 @@ static void print_group(FILE *out, const struct bench_result *r, const struct be
 		cell(&u, format_kib(c->rss_median_kib));
 		cell(&u, format_kib((double)c->rss_max_kib));
 		if (gpu) {
-			double mem = 0, um = 0, up = 0;
-			unsigned samples = 0;
-			for (size_t d = 0; d < r->ndev; d++) {
-				samples += c->gpu[d].samples;
-				mem = fmax(mem, c->gpu[d].mem_peak);
-				um = fmax(um, c->gpu[d].util_mean);
-				up = fmax(up, c->gpu[d].util_peak);
-			}
-			cell(&u, samples ? format_bytes(mem) : xstrdup("no sample"));
-			cell(&u, samples ? xasprintf("%.0f%% / %.0f%%", um, up) : xstrdup("no sample"));
+			struct gpu_peaks gp = gpu_peaks(r, c);
+			cell(&u, gp.samples ? format_bytes(gp.mem) : xstrdup("no sample"));
+			cell(&u, gp.samples ? xasprintf("%.0f%% / %.0f%%", gp.util_mean, gp.util_peak)
+					    : xstrdup("no sample"));
 		}
 	}
 	table_print(out, &u);
@@ -720,22 +732,11 @@ char *bench_to_csv(const struct bench_result *r)
 			} else {
 				buf_puts(&b, ",,,,");
 			}
-			if (c->gpu) {
-				double mem = 0, um = 0, up = 0;
-				unsigned samples = 0;
-				for (size_t d = 0; d < r->ndev; d++) {
-					samples += c->gpu[d].samples;
-					mem = fmax(mem, c->gpu[d].mem_peak);
-					um = fmax(um, c->gpu[d].util_mean);
-					up = fmax(up, c->gpu[d].util_peak);
-				}
-				if (samples) {
-					csv_num(&b, mem);
-					csv_num(&b, um);
-					csv_num(&b, up);
-				} else {
-					buf_puts(&b, ",,,");
-				}
+			struct gpu_peaks gp = c->gpu ? gpu_peaks(r, c) : (struct gpu_peaks){0};
+			if (gp.samples) {
+				csv_num(&b, gp.mem);
+				csv_num(&b, gp.util_mean);
+				csv_num(&b, gp.util_peak);
 			} else {
 				buf_puts(&b, ",,,");
 			}
