@@ -182,6 +182,17 @@ static void put_index(struct buf *b, const struct npy_array *a, uint64_t at)
 	buf_putc(b, ']');
 }
 
+/* One element of an array item: "[i, j]: ref X, cand Y" and a newline. */
+static void put_point(struct buf *b, const struct vitem *it, const struct cmp_point *p)
+{
+	put_index(b, &it->ref_a, p->at);
+	buf_puts(b, ": ref ");
+	put_value(b, &p->ref);
+	buf_puts(b, ", cand ");
+	put_value(b, &p->cand);
+	buf_putc(b, '\n');
+}
+
 static void put_cell_where(struct buf *b, const struct vcell *c)
 {
 	if (c->key)
@@ -281,12 +292,7 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 			buf_printf(b, ": ref %s, cand %s\n", maxima[i].c->ref, maxima[i].c->cand);
 			continue;
 		}
-		put_index(b, &it->ref_a, p->at);
-		buf_puts(b, ": ref ");
-		put_value(b, &p->ref);
-		buf_puts(b, ", cand ");
-		put_value(b, &p->cand);
-		buf_putc(b, '\n');
+		put_point(b, it, p);
 	}
 	buf_printf(b, "%srelative L2 error ||cand - ref|| / ||ref|| = ", pad);
 	put_err(b, cmp_rel_l2(st));
@@ -306,12 +312,7 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 	for (unsigned i = 0; i < st->nshown; i++) {
 		const struct cmp_point *p = &st->shown[i];
 		buf_printf(b, "%s  ", pad);
-		put_index(b, &it->ref_a, p->at);
-		buf_puts(b, ": ref ");
-		put_value(b, &p->ref);
-		buf_puts(b, ", cand ");
-		put_value(b, &p->cand);
-		buf_putc(b, '\n');
+		put_point(b, it, p);
 	}
 }
 
