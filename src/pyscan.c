@@ -1,8 +1,10 @@
 /* pyscan: see pyscan.h; the parts are listed in pyscan_int.h.
  *
- * This part walks the syntax tree with a cursor (no recursion over the tree,
- * so 10,000-deep nesting is fine), keeping the ancestors of the current
- * node, the enclosing loops, the function bodies and the Python scopes.
+ * This part parses a file into a pytree (pyparse, or tree-sitter where it
+ * declines, copied by pytree_from_ts) and walks it with an explicit stack
+ * (no recursion over the tree, so 10,000-deep nesting is fine), keeping the
+ * ancestors of the current node, the enclosing loops, the function bodies
+ * and the Python scopes.
  * Names resolve in source order, innermost function scope first, class
  * scopes only from directly inside them, as Python does. A second pass runs
  * when call sites showed that a function of the file receives GPU arrays:
@@ -60,6 +62,8 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 	struct pyscanner *ps = xcalloc(1, sizeof *ps);
 	const TSLanguage *lang = tree_sitter_python();
 	ps->kb = kb;
+	ps->fast = pyparser_new(lang);
+	pt_init(&ps->tree);
 	ps->parser = ts_parser_new();
 	ts_parser_set_language(ps->parser, lang);
 	ts_parser_set_timeout_micros(ps->parser, PARSE_TIMEOUT_US);
@@ -96,6 +100,8 @@ void pyscanner_free(struct pyscanner *ps)
 	if (!ps)
 		return;
 	ts_parser_delete(ps->parser);
+	pyparser_free(ps->fast);
+	pt_free(&ps->tree);
 	free(ps->kinds);
 	free(ps);
 }
@@ -122,44 +128,44 @@ void scan_result_free(struct scan_result *r)
 
 /* ---- nodes ---- */
 
-/* tree-sitter 0.20 dereferences null nodes, and error recovery can leave any
- * field empty, so every node query goes through these guards. */
-enum nk node_kind(const struct ctx *c, TSNode n)
+/* Error recovery can leave any field empty, so every node query accepts a
+ * null node (as the pn_* accessors do). */
+enum nk node_kind(const struct ctx *c, PNode n)
 {
-	if (ts_node_is_null(n))
+	if (pn_is_null(n))
 		return NK_OTHER;
-	TSSymbol s = ts_node_symbol(n);
+	TSSymbol s = pn_symbol(n);
 	return s < c->ps->nsymbols ? (enum nk)c->ps->kinds[s] : NK_OTHER;
 }
 
-TSNode node_field(const struct ctx *c, TSNode n, enum field f)
+PNode node_field(const struct ctx *c, PNode n, enum field f)
 {
-	if (ts_node_is_null(n))
+	if (pn_is_null(n))
 		return n;
-	return ts_node_child_by_field_id(n, c->ps->fields[f]);
+	return pn_child_by_field(n, c->ps->fields[f]);
 }
 
-const char *node_text(const struct ctx *c, TSNode n, size_t *len)
+const char *node_text(const struct ctx *c, PNode n, size_t *len)
 {
-	if (ts_node_is_null(n)) {
+	if (pn_is_null(n)) {
 		*len = 0;
 		return "";
 	}
-	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	uint32_t a = pn_start_byte(n), b = pn_end_byte(n);
 	*len = b - a;
 	return c->text + a;
 }
 
-bool node_text_is(const struct ctx *c, TSNode n, const char *s)
+bool node_text_is(const struct ctx *c, PNode n, const char *s)
 {
 	size_t len;
 	const char *t = node_text(c, n, &len);
 	return len == strlen(s) && memcmp(t, s, len) == 0;
 }
 
-uint32_t node_line(TSNode n)
+uint32_t node_line(PNode n)
 {
-	return ts_node_start_point(n).row + 1;
+	return pn_start_point(n).row + 1;
 }
 
 /* ---- scopes ---- */
@@ -195,7 +201,7 @@ static void bind(struct ctx *c, const char *name, size_t len, enum bkind k, cons
 	symtab_set(t, name, len, k, qual, func);
 }
 
-static void bind_node(struct ctx *c, TSNode id, enum bkind k, const char *qual)
+static void bind_node(struct ctx *c, PNode id, enum bkind k, const char *qual)
 {
 	size_t len;
 	const char *s = node_text(c, id, &len);
@@ -208,7 +214,7 @@ void scope_bind_qual(struct ctx *c, const char *name, size_t len, const char *qu
 	bind(c, name, len, B_QUAL, qual, -1);
 }
 
-void scope_bind_node_qual(struct ctx *c, TSNode id, const char *qual)
+void scope_bind_node_qual(struct ctx *c, PNode id, const char *qual)
 {
 	bind_node(c, id, B_QUAL, qual);
 }
@@ -265,7 +271,7 @@ static struct res typed(const char *type, const char *self)
 }
 
 /* The record of the function of this file that a callee names, or NULL. */
-static struct funcrec *local_function(const struct ctx *c, TSNode callee)
+static struct funcrec *local_function(const struct ctx *c, PNode callee)
 {
 	if (node_kind(c, callee) != NK_IDENTIFIER)
 		return NULL;
@@ -276,9 +282,9 @@ static struct funcrec *local_function(const struct ctx *c, TSNode callee)
 }
 
 /* The type of the value a call returns, if gpuopt knows it. */
-static struct res call_result(struct ctx *c, TSNode call, int depth)
+static struct res call_result(struct ctx *c, PNode call, int depth)
 {
-	TSNode callee = node_field(c, call, F_FUNCTION);
+	PNode callee = node_field(c, call, F_FUNCTION);
 	struct funcrec *fr = local_function(c, callee);
 	if (fr)
 		return typed(fr->ret_type, NULL);
@@ -296,7 +302,7 @@ static struct res call_result(struct ctx *c, TSNode call, int depth)
 	}
 	const struct kb_entry *e = lib ? kb_lookup(lib, f.name) : NULL;
 	if (e && e->has_device_if) {
-		TSNode at;
+		PNode at;
 		char *value;
 		if (condition_holds(c, node_field(c, call, F_ARGUMENTS), &e->device_if, &at, &value)) {
 			free(value);
@@ -351,7 +357,7 @@ static struct res member_value(struct ctx *c, struct res m)
 	return r;
 }
 
-struct res resolve_value(struct ctx *c, TSNode n)
+struct res resolve_value(struct ctx *c, PNode n)
 {
 	struct res r = resolve(c, n, 0);
 	return r.kind == R_MEMBER ? member_value(c, r) : r;
@@ -359,12 +365,12 @@ struct res resolve_value(struct ctx *c, TSNode n)
 
 /* An operator's result: a device array if either operand is one, else an
  * array if either operand is. */
-static struct res operator_result(struct ctx *c, TSNode n, int depth)
+static struct res operator_result(struct ctx *c, PNode n, int depth)
 {
 	struct res best = res_none();
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = pn_named_child_count(n);
 	for (uint32_t i = 0; i < k && i < 4; i++) {
-		struct res r = resolve(c, ts_node_named_child(n, i), depth + 1);
+		struct res r = resolve(c, pn_named_child(n, i), depth + 1);
 		if (r.kind == R_MEMBER)
 			r = member_value(c, r);
 		if (r.kind == R_VALUE && (best.kind == R_NONE || (device_type(c, &r) && !device_type(c, &best)))) {
@@ -377,9 +383,9 @@ static struct res operator_result(struct ctx *c, TSNode n, int depth)
 	return best;
 }
 
-struct res resolve(struct ctx *c, TSNode n, int depth)
+struct res resolve(struct ctx *c, PNode n, int depth)
 {
-	if (ts_node_is_null(n) || depth > RESOLVE_DEPTH)
+	if (pn_is_null(n) || depth > RESOLVE_DEPTH)
 		return res_none();
 	switch (node_kind(c, n)) {
 	case NK_IDENTIFIER: {
@@ -441,7 +447,7 @@ struct res resolve(struct ctx *c, TSNode n, int depth)
 	case NK_COMPARISON:
 		return operator_result(c, n, depth);
 	case NK_PARENTHESIZED:
-		return resolve(c, ts_node_named_child(n, 0), depth + 1);
+		return resolve(c, pn_named_child(n, 0), depth + 1);
 	default:
 		return res_none();
 	}
@@ -449,10 +455,10 @@ struct res resolve(struct ctx *c, TSNode n, int depth)
 
 /* ---- findings ---- */
 
-static void position(const struct ctx *c, TSPoint pt, uint32_t byte, uint32_t *line, uint32_t *col,
-		     uint32_t *cell)
+static void position(const struct ctx *c, struct pt_point pt, uint32_t byte, uint32_t *line,
+		     uint32_t *col, uint32_t *cell)
 {
-	*col = source_column(c->src, byte - pt.column, pt.column);
+	*col = source_column(c->src, byte - pt.col, pt.col);
 	if (c->src->notebook && pt.row < c->src->nlines) {
 		*cell = c->src->line_cell[pt.row];
 		*line = c->src->line_in_cell[pt.row] + 1;
@@ -463,14 +469,14 @@ static void position(const struct ctx *c, TSPoint pt, uint32_t byte, uint32_t *l
 }
 
 /* The line of a node as the user sees it (in its cell, for notebooks). */
-static uint32_t user_line(const struct ctx *c, TSNode n, uint32_t *cell)
+static uint32_t user_line(const struct ctx *c, PNode n, uint32_t *cell)
 {
 	uint32_t line, col;
-	position(c, ts_node_start_point(n), ts_node_start_byte(n), &line, &col, cell);
+	position(c, pn_start_point(n), pn_start_byte(n), &line, &col, cell);
 	return line;
 }
 
-struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
+struct finding *add_finding(struct ctx *c, PNode at, const struct rule *rule,
 			    const char *library, const char *display, const char *target,
 			    const char *symbol)
 {
@@ -481,11 +487,11 @@ struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
 	}
 	struct finding *f = &r->items[r->n++];
 	memset(f, 0, sizeof *f);
-	f->start_byte = ts_node_start_byte(at);
-	f->end_byte = ts_node_end_byte(at);
+	f->start_byte = pn_start_byte(at);
+	f->end_byte = pn_end_byte(at);
 	uint32_t end_cell;
-	position(c, ts_node_start_point(at), f->start_byte, &f->line, &f->col, &f->cell);
-	position(c, ts_node_end_point(at), f->end_byte, &f->end_line, &f->end_col, &end_cell);
+	position(c, pn_start_point(at), f->start_byte, &f->line, &f->col, &f->cell);
+	position(c, pn_end_point(at), f->end_byte, &f->end_line, &f->end_col, &end_cell);
 	if (end_cell != f->cell) { /* cannot span cells; clamp to the start */
 		f->end_line = f->line;
 		f->end_col = f->col;
@@ -501,7 +507,7 @@ struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
 	if (!c->ps->keep_text)
 		return f;
 	/* The whole source line, for code frames (capped on a character boundary). */
-	uint32_t ls = f->start_byte - ts_node_start_point(at).column;
+	uint32_t ls = f->start_byte - pn_start_point(at).col;
 	const char *line = c->text + ls;
 	const char *nl = memchr(line, '\n', c->src->len - ls);
 	size_t n = nl ? (size_t)(nl - line) : c->src->len - ls;
@@ -516,11 +522,11 @@ struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
 	return f;
 }
 
-void finding_end_at(struct ctx *c, struct finding *f, TSNode end)
+void finding_end_at(struct ctx *c, struct finding *f, PNode end)
 {
 	uint32_t cell;
-	position(c, ts_node_end_point(end), ts_node_end_byte(end), &f->end_line, &f->end_col, &cell);
-	f->end_byte = ts_node_end_byte(end);
+	position(c, pn_end_point(end), pn_end_byte(end), &f->end_line, &f->end_col, &cell);
+	f->end_byte = pn_end_byte(end);
 	if (cell != f->cell) {
 		f->end_line = f->line;
 		f->end_col = f->col;
@@ -529,7 +535,7 @@ void finding_end_at(struct ctx *c, struct finding *f, TSNode end)
 
 /* ---- functions of the file ---- */
 
-static int function_record(struct ctx *c, TSNode def)
+static int function_record(struct ctx *c, PNode def)
 {
 	size_t len;
 	const char *name = node_text(c, node_field(c, def, F_NAME), &len);
@@ -545,17 +551,17 @@ static int function_record(struct ctx *c, TSNode def)
 	memset(f, 0, sizeof *f);
 	f->name = xstrndup(name, len);
 	/* positional parameter names, for typing them from keyword arguments */
-	TSNode params = node_field(c, def, F_PARAMETERS);
-	uint32_t n = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+	PNode params = node_field(c, def, F_PARAMETERS);
+	uint32_t n = pn_is_null(params) ? 0 : pn_named_child_count(params);
 	f->param_names = xcalloc(n ? n : 1, sizeof *f->param_names);
 	f->param_types = xcalloc(n ? n : 1, sizeof *f->param_types);
 	f->param_next = xcalloc(n ? n : 1, sizeof *f->param_next);
 	f->param_mixed = xcalloc(n ? n : 1, sizeof *f->param_mixed);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode p = ts_node_named_child(params, i);
-		TSNode id = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
-		if (ts_node_is_null(id) && ts_node_named_child_count(p) > 0)
-			id = ts_node_named_child(p, 0);
+		PNode p = pn_named_child(params, i);
+		PNode id = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
+		if (pn_is_null(id) && pn_named_child_count(p) > 0)
+			id = pn_named_child(p, 0);
 		if (node_kind(c, id) != NK_IDENTIFIER)
 			break; /* *args, **kw: positions end */
 		size_t l;
@@ -606,7 +612,7 @@ static void note_type(char **slot, bool *mixed, const struct res *r)
 
 /* A call to a function of this file: remember where (for hot paths) and,
  * in pass 1, what argument types it gets (for pass 2). */
-static void record_local_call(struct ctx *c, TSNode call)
+static void record_local_call(struct ctx *c, PNode call)
 {
 	struct funcrec *f = local_function(c, node_field(c, call, F_FUNCTION));
 	if (!f)
@@ -618,16 +624,16 @@ static void record_local_call(struct ctx *c, TSNode call)
 	const struct loopframe *l = c->nloops ? &c->loops[c->nloops - 1] : NULL;
 	c->calls[c->ncalls++] = (struct callrec){current_func(c), (int)(f - c->funcs),
 						 l ? l->line : 0, l ? l->cell : 0};
-	TSNode args = node_field(c, call, F_ARGUMENTS);
+	PNode args = node_field(c, call, F_ARGUMENTS);
 	if (node_kind(c, args) != NK_ARGUMENT_LIST)
 		return;
-	uint32_t n = ts_node_named_child_count(args);
+	uint32_t n = pn_named_child_count(args);
 	size_t pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		PNode a = pn_named_child(args, i);
 		enum nk k = node_kind(c, a);
 		size_t slot = pos;
-		TSNode v = a;
+		PNode v = a;
 		if (k == NK_LIST_SPLAT || k == NK_DICT_SPLAT)
 			return;
 		if (k == NK_COMMENT)
@@ -652,16 +658,16 @@ static void record_local_call(struct ctx *c, TSNode call)
 /* ---- bindings from definitions and assignments ---- */
 
 /* Binds the parameters of a function (typed in pass 2) or lambda. */
-static void bind_params(struct ctx *c, TSNode params, const struct funcrec *f)
+static void bind_params(struct ctx *c, PNode params, const struct funcrec *f)
 {
-	if (ts_node_is_null(params))
+	if (pn_is_null(params))
 		return;
-	uint32_t n = ts_node_named_child_count(params);
+	uint32_t n = pn_named_child_count(params);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode p = ts_node_named_child(params, i);
-		TSNode name = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
-		if (ts_node_is_null(name) && ts_node_named_child_count(p) > 0)
-			name = ts_node_named_child(p, 0);
+		PNode p = pn_named_child(params, i);
+		PNode name = node_kind(c, p) == NK_IDENTIFIER ? p : node_field(c, p, F_NAME);
+		if (pn_is_null(name) && pn_named_child_count(p) > 0)
+			name = pn_named_child(p, 0);
 		if (node_kind(c, name) != NK_IDENTIFIER)
 			continue;
 		const char *type = NULL;
@@ -674,9 +680,9 @@ static void bind_params(struct ctx *c, TSNode params, const struct funcrec *f)
 }
 
 /* Binds the identifiers of an assignment or loop target as unknown. */
-static void shadow_targets(struct ctx *c, TSNode t, int depth)
+static void shadow_targets(struct ctx *c, PNode t, int depth)
 {
-	if (ts_node_is_null(t) || depth > 32)
+	if (pn_is_null(t) || depth > 32)
 		return;
 	enum nk k = node_kind(c, t);
 	if (k == NK_IDENTIFIER) {
@@ -685,15 +691,15 @@ static void shadow_targets(struct ctx *c, TSNode t, int depth)
 	}
 	if (k == NK_ATTRIBUTE || k == NK_SUBSCRIPT)
 		return;
-	uint32_t n = ts_node_named_child_count(t);
+	uint32_t n = pn_named_child_count(t);
 	for (uint32_t i = 0; i < n; i++)
-		shadow_targets(c, ts_node_named_child(t, i), depth + 1);
+		shadow_targets(c, pn_named_child(t, i), depth + 1);
 }
 
-static void visit_assignment(struct ctx *c, TSNode a)
+static void visit_assignment(struct ctx *c, PNode a)
 {
-	TSNode left = node_field(c, a, F_LEFT), right = node_field(c, a, F_RIGHT);
-	if (node_kind(c, left) != NK_IDENTIFIER || ts_node_is_null(right)) {
+	PNode left = node_field(c, a, F_LEFT), right = node_field(c, a, F_RIGHT);
+	if (node_kind(c, left) != NK_IDENTIFIER || pn_is_null(right)) {
 		shadow_targets(c, left, 0);
 		return;
 	}
@@ -711,13 +717,13 @@ static void visit_assignment(struct ctx *c, TSNode a)
 	free(r.name);
 }
 
-static void visit_return(struct ctx *c, TSNode ret)
+static void visit_return(struct ctx *c, PNode ret)
 {
 	int f = current_func(c);
 	if (f < 0)
 		return;
-	TSNode v = ts_node_named_child(ret, 0);
-	struct res r = ts_node_is_null(v) ? res_none() : resolve_value(c, v);
+	PNode v = pn_named_child(ret, 0);
+	struct res r = pn_is_null(v) ? res_none() : resolve_value(c, v);
 	note_type(&c->funcs[f].ret_next, &c->funcs[f].ret_mixed, &r);
 	free(r.name);
 }
@@ -738,7 +744,7 @@ static void commit_return(struct ctx *c, int f)
 
 /* ---- the walk ---- */
 
-static void push_loop(struct ctx *c, TSNode node, TSNode stmt)
+static void push_loop(struct ctx *c, PNode node, PNode stmt)
 {
 	if (c->nloops == c->caploops) {
 		c->caploops = c->caploops ? c->caploops * 2 : 8;
@@ -760,14 +766,14 @@ static void push_frame(struct ctx *c, int func)
 }
 
 /* Is a decorated definition compiled by Numba (numba.jit, njit, vectorize...)? */
-static bool jit_decorated(struct ctx *c, TSNode decorated)
+static bool jit_decorated(struct ctx *c, PNode decorated)
 {
-	uint32_t n = ts_node_named_child_count(decorated);
+	uint32_t n = pn_named_child_count(decorated);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode d = ts_node_named_child(decorated, i);
+		PNode d = pn_named_child(decorated, i);
 		if (node_kind(c, d) != NK_DECORATOR)
 			continue;
-		TSNode e = ts_node_named_child(d, 0);
+		PNode e = pn_named_child(d, 0);
 		if (node_kind(c, e) == NK_CALL)
 			e = node_field(c, e, F_FUNCTION);
 		struct res r = resolve(c, e, 0);
@@ -780,9 +786,9 @@ static bool jit_decorated(struct ctx *c, TSNode decorated)
 }
 
 /* Called on entering a node; returns false to skip its children. */
-static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
+static bool enter(struct ctx *c, PNode n, TSFieldId fid)
 {
-	TSNode parent = c->nanc ? c->anc[c->nanc - 1] : (TSNode){0};
+	PNode parent = c->nanc ? c->anc[c->nanc - 1] : PN_NULL;
 	enum nk pk = c->nanc ? node_kind(c, parent) : NK_OTHER;
 	if ((pk == NK_FOR && fid == c->ps->fields[F_BODY]) ||
 	    (pk == NK_WHILE && (fid == c->ps->fields[F_BODY] || fid == c->ps->fields[F_CONDITION])))
@@ -795,10 +801,10 @@ static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
 		record_local_call(c, n);
 		return true;
 	case NK_DECORATOR: {
-		TSNode e = ts_node_named_child(n, 0);
+		PNode e = pn_named_child(n, 0);
 		enum nk k = node_kind(c, e);
 		if (k == NK_IDENTIFIER || k == NK_ATTRIBUTE)
-			lib_visit_call(c, n, e, (TSNode){0});
+			lib_visit_call(c, n, e, PN_NULL);
 		return true;
 	}
 	case NK_IMPORT:
@@ -812,7 +818,7 @@ static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
 	case NK_FUNCTION_DEF: {
 		int fi = function_record(c, n);
 		c->funcs[fi].jitted = pk == NK_DECORATED_DEF && jit_decorated(c, parent);
-		TSNode name = node_field(c, n, F_NAME);
+		PNode name = node_field(c, n, F_NAME);
 		size_t len;
 		const char *s = node_text(c, name, &len);
 		if (len)
@@ -823,7 +829,7 @@ static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
 		return true;
 	}
 	case NK_CLASS_DEF: {
-		TSNode name = node_field(c, n, F_NAME);
+		PNode name = node_field(c, n, F_NAME);
 		size_t len;
 		const char *s = node_text(c, name, &len);
 		if (len)
@@ -856,9 +862,9 @@ static bool enter(struct ctx *c, TSNode n, TSFieldId fid)
 	}
 }
 
-static void leave(struct ctx *c, TSNode n)
+static void leave(struct ctx *c, PNode n)
 {
-	if (c->nloops && ts_node_eq(c->loops[c->nloops - 1].node, n))
+	if (c->nloops && pn_eq(c->loops[c->nloops - 1].node, n))
 		c->nloops--;
 	switch (node_kind(c, n)) {
 	case NK_FUNCTION_DEF:
@@ -895,66 +901,49 @@ static void leave(struct ctx *c, TSNode n)
 	}
 }
 
-static void push_ancestor(struct ctx *c, TSNode n)
+static void push_ancestor(struct ctx *c, PNode n, uint32_t slot)
 {
 	if (c->nanc == c->capanc) {
 		c->capanc = c->capanc ? c->capanc * 2 : 64;
 		c->anc = xrealloc(c->anc, c->capanc * sizeof *c->anc);
+		c->ancslot = xrealloc(c->ancslot, c->capanc * sizeof *c->ancslot);
 	}
-	c->anc[c->nanc++] = n;
+	c->anc[c->nanc] = n;
+	c->ancslot[c->nanc++] = slot;
 }
 
-static void walk(struct ctx *c, TSNode root)
+/* Visits the tree in source order: enter() on the way down (false skips
+ * the children), leave() on the way up, for every node but the root,
+ * which is left only if its children were visited. */
+static void walk(struct ctx *c, PNode root)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(root);
+	const struct pt_tree *t = root.t;
+	PNode n = root;
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (enter(c, n, ts_tree_cursor_current_field_id(&cur)) &&
-		    ts_tree_cursor_goto_first_child(&cur)) {
-			push_ancestor(c, n);
+		const struct pt_node *nd = pn_get(n);
+		if (enter(c, n, nd->field) && nd->nkids) {
+			push_ancestor(c, n, nd->kids);
+			n = (PNode){t, t->kids[nd->kids]};
 			continue;
 		}
-		if (!ts_node_eq(n, root))
+		if (!pn_eq(n, root))
 			leave(c, n);
-		bool done = ts_node_eq(n, root);
-		while (!done && !ts_tree_cursor_goto_next_sibling(&cur)) {
-			if (!ts_tree_cursor_goto_parent(&cur)) {
-				done = true;
+		bool done = pn_eq(n, root);
+		while (!done) {
+			const struct pt_node *p = pn_get(c->anc[c->nanc - 1]);
+			uint32_t next = c->ancslot[c->nanc - 1] + 1;
+			if (next < p->kids + p->nkids) { /* the next sibling */
+				c->ancslot[c->nanc - 1] = next;
+				n = (PNode){t, t->kids[next]};
 				break;
 			}
-			c->nanc--;
-			TSNode p = ts_tree_cursor_current_node(&cur);
-			leave(c, p);
-			done = ts_node_eq(p, root);
+			PNode up = c->anc[--c->nanc];
+			leave(c, up);
+			done = pn_eq(up, root);
 		}
 		if (done)
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
-}
-
-/* The first syntax error: an ERROR or MISSING node, found by descending only
- * into subtrees that contain one. */
-static TSNode first_error(TSNode root)
-{
-	TSNode n = root;
-	for (int guard = 0; guard < 100000; guard++) {
-		if (ts_node_is_missing(n) || strcmp(ts_node_type(n), "ERROR") == 0)
-			return n;
-		uint32_t k = ts_node_child_count(n);
-		bool found = false;
-		for (uint32_t i = 0; i < k; i++) {
-			TSNode ch = ts_node_child(n, i);
-			if (ts_node_has_error(ch)) {
-				n = ch;
-				found = true;
-				break;
-			}
-		}
-		if (!found)
-			return n;
-	}
-	return n;
 }
 
 /* ---- hot paths ---- */
@@ -1024,7 +1013,7 @@ static int finding_cmp(const void *a, const void *b)
 }
 
 /* One pass over the tree; findings go to c->out. */
-static void run_pass(struct ctx *c, TSNode root)
+static void run_pass(struct ctx *c, PNode root)
 {
 	c->funcs_seen = 0;
 	c->ncalls = 0;
@@ -1073,13 +1062,21 @@ bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *
 {
 	*why = NULL;
 	memset(out, 0, sizeof *out);
-	TSTree *tree = ts_parser_parse_string(ps->parser, NULL, src->text, (uint32_t)src->len);
-	if (!tree) {
-		ts_parser_reset(ps->parser);
-		*why = xstrdup("the parser gave up (time limit); the file is too large or too deeply nested");
-		return false;
+	if (!pyparse(ps->fast, src->text, (uint32_t)src->len, &ps->tree)) {
+		/* A fresh external scanner each time: tree-sitter-python 0.23's keeps
+		 * "inside an f-string" from a file that ended in one, and would then
+		 * misread the next file's dedents as syntax errors. */
+		ts_parser_set_language(ps->parser, tree_sitter_python());
+		TSTree *tree = ts_parser_parse_string(ps->parser, NULL, src->text, (uint32_t)src->len);
+		if (!tree) {
+			ts_parser_reset(ps->parser);
+			*why = xstrdup("the parser gave up (time limit); the file is too large or too deeply nested");
+			return false;
+		}
+		pytree_from_ts(&ps->tree, ts_tree_root_node(tree));
+		ts_tree_delete(tree);
 	}
-	TSNode root = ts_tree_root_node(tree);
+	PNode root = pn_root(&ps->tree);
 	struct ctx c = {.ps = ps, .kb = ps->kb, .src = src, .text = src->text, .out = out};
 	/* Up to three passes: each may type parameters from what the last one
 	 * learned at call sites (main() passes a CuPy array to wrong_way(a)). */
@@ -1091,18 +1088,19 @@ bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *
 	}
 	propagate_hot(&c);
 	rank_findings(&c);
-	if (ts_node_has_error(root)) {
-		TSNode e = first_error(root);
+	if (ps->tree.first_error != PT_NULL) {
+		PNode e = {&ps->tree, ps->tree.first_error};
 		uint32_t col;
-		position(&c, ts_node_start_point(e), ts_node_start_byte(e), &out->syntax_error_line, &col,
+		position(&c, pn_start_point(e), pn_start_byte(e), &out->syntax_error_line, &col,
 			 &out->syntax_error_cell);
 	}
 	free(c.scopes);
 	free(c.anc);
+	free(c.ancslot);
 	free(c.loops);
 	free(c.frames);
 	funcs_free(&c);
-	ts_tree_delete(tree);
+	pt_clear(&ps->tree);
 	if (out->n > 1)
 		qsort(out->items, out->n, sizeof *out->items, finding_cmp);
 	return true;

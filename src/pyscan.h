@@ -1,7 +1,8 @@
-/* pyscan: the static scanner. Parses one source with tree-sitter, resolves
- * names the way Python's imports bind them (per scope, in source order),
- * types the values that come out of known library calls, and turns each
- * call site into at most one finding by looking the callee up in the kb.
+/* pyscan: the static scanner. Parses one source (with pyparse, or with
+ * tree-sitter where pyparse declines), resolves names the way Python's
+ * imports bind them (per scope, in source order), types the values that
+ * come out of known library calls, and turns each call site into at most
+ * one finding by looking the callee up in the kb.
  * It never runs the code. A source with syntax errors is scanned as far as
  * the parser recovered. */
 #ifndef GPUOPT_PYSCAN_H
@@ -45,7 +46,7 @@ struct scan_result {
 	uint32_t syntax_error_cell;
 };
 
-/* A reusable scanner: owns a tree-sitter parser. One per thread. */
+/* A reusable scanner: owns its parsers and a syntax tree. One per thread. */
 struct pyscanner;
 
 struct pyscanner *pyscanner_new(const struct kb *kb);

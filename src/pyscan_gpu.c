@@ -25,7 +25,7 @@ static struct frame *top_frame(struct ctx *c)
 	return &c->frames[c->nframes - 1];
 }
 
-static void mark_gpu(struct ctx *c, TSNode at)
+static void mark_gpu(struct ctx *c, PNode at)
 {
 	struct frame *f = top_frame(c);
 	f->pending = f->gpu_since_clock = f->did_gpu = true;
@@ -51,7 +51,7 @@ static const char *device_display(const struct kb_type *t)
 	     : t && str_starts_with(t->name, "numba") ? "Numba CUDA" : "CuPy";
 }
 
-static char *snippet(const struct ctx *c, TSNode n)
+static char *snippet(const struct ctx *c, PNode n)
 {
 	size_t len;
 	const char *s = node_text(c, n, &len);
@@ -75,10 +75,10 @@ static char *snippet(const struct ctx *c, TSNode n)
  * the right way to watch a loop, not a round trip per iteration. */
 static bool periodic(const struct ctx *c)
 {
-	TSNode loop = c->nloops ? c->loops[c->nloops - 1].node : (TSNode){0};
+	PNode loop = c->nloops ? c->loops[c->nloops - 1].node : PN_NULL;
 	for (size_t i = c->nanc; i-- > 0;) {
-		TSNode a = c->anc[i];
-		if (!ts_node_is_null(loop) && ts_node_eq(a, loop))
+		PNode a = c->anc[i];
+		if (!pn_is_null(loop) && pn_eq(a, loop))
 			break;
 		if (node_kind(c, a) == NK_IF) {
 			size_t len;
@@ -90,7 +90,7 @@ static bool periodic(const struct ctx *c)
 	return false;
 }
 
-static void roundtrip(struct ctx *c, TSNode at, const struct kb_type *t, const char *what)
+static void roundtrip(struct ctx *c, PNode at, const struct kb_type *t, const char *what)
 {
 	if (!c->ps->anti[0] || periodic(c))
 		return;
@@ -106,9 +106,9 @@ static void roundtrip(struct ctx *c, TSNode at, const struct kb_type *t, const c
 
 /* ---- loop invariance ---- */
 
-static bool names_identifier(const struct ctx *c, TSNode t, const char *name, size_t len, int depth)
+static bool names_identifier(const struct ctx *c, PNode t, const char *name, size_t len, int depth)
 {
-	if (ts_node_is_null(t) || depth > 16)
+	if (pn_is_null(t) || depth > 16)
 		return false;
 	enum nk k = node_kind(c, t);
 	if (k == NK_IDENTIFIER) {
@@ -119,9 +119,9 @@ static bool names_identifier(const struct ctx *c, TSNode t, const char *name, si
 	if (k == NK_SUBSCRIPT || k == NK_ATTRIBUTE) /* x[i] = ..., x.a = ... change x too */
 		return names_identifier(c, node_field(c, t, k == NK_SUBSCRIPT ? F_VALUE : F_OBJECT), name, len,
 					depth + 1);
-	uint32_t n = ts_node_named_child_count(t);
+	uint32_t n = pn_named_child_count(t);
 	for (uint32_t i = 0; i < n; i++)
-		if (names_identifier(c, ts_node_named_child(t, i), name, len, depth + 1))
+		if (names_identifier(c, pn_named_child(t, i), name, len, depth + 1))
 			return true;
 	return false;
 }
@@ -130,7 +130,7 @@ struct loopscan;
 
 /* What a subtree search looks for: visit() returns true to stop. */
 struct search {
-	bool (*visit)(struct ctx *c, TSNode n, struct search *s);
+	bool (*visit)(struct ctx *c, PNode n, struct search *s);
 	bool skip_definitions; /* do not enter nested def / class bodies */
 	const char *name;      /* the identifier searched for, where there is one */
 	size_t len;
@@ -142,36 +142,64 @@ struct search {
 
 /* Visits the nodes under root in source order until visit() says stop.
  * Returns true if it stopped, or if the subtree was too large to finish
- * (callers treat that as "found", the cautious answer). */
-static bool search_subtree(struct ctx *c, TSNode root, struct search *s)
+ * (callers treat that as "found", the cautious answer). Iterative: the
+ * stack holds, for each level below root, the slot (in tree.kids) of the
+ * child being visited. */
+static bool search_subtree(struct ctx *c, PNode root, struct search *s)
 {
-	if (ts_node_is_null(root))
+	if (pn_is_null(root))
 		return false;
-	TSTreeCursor cur = ts_tree_cursor_new(root);
+	const struct pt_tree *t = root.t;
+	uint32_t fixed[64], *stack = fixed;
+	size_t depth = 0, cap = sizeof fixed / sizeof *fixed;
 	bool stop = false;
 	int budget = SEARCH_BUDGET;
+	PNode n = root;
 	for (bool more = true; more && !stop; budget--) {
 		if (budget == 0) {
 			stop = true;
 			break;
 		}
-		TSNode n = ts_tree_cursor_current_node(&cur);
 		stop = s->visit(c, n, s);
 		enum nk k = node_kind(c, n);
 		bool enter = !(s->skip_definitions && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF));
-		if (enter && ts_tree_cursor_goto_first_child(&cur))
+		const struct pt_node *nd = pn_get(n);
+		if (enter && nd->nkids) {
+			if (depth == cap) {
+				cap *= 2;
+				if (stack == fixed) {
+					stack = xmalloc(cap * sizeof *stack);
+					memcpy(stack, fixed, sizeof fixed);
+				} else {
+					stack = xrealloc(stack, cap * sizeof *stack);
+				}
+			}
+			stack[depth++] = nd->kids;
+			n = (PNode){t, t->kids[nd->kids]};
 			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&cur))
-			if (!ts_tree_cursor_goto_parent(&cur) || ts_node_eq(ts_tree_cursor_current_node(&cur), root)) {
+		}
+		for (;;) { /* the next sibling, else up */
+			if (depth == 0) {
 				more = false;
 				break;
 			}
+			const struct pt_node *p = &t->nodes[pn_get(n)->parent];
+			uint32_t next = stack[depth - 1] + 1;
+			if (next < p->kids + p->nkids) {
+				stack[depth - 1] = next;
+				n = (PNode){t, t->kids[next]};
+				break;
+			}
+			n = pn_parent(n);
+			depth--;
+		}
 	}
-	ts_tree_cursor_delete(&cur);
+	if (stack != fixed)
+		free(stack);
 	return stop;
 }
 
-static bool binds_name(struct ctx *c, TSNode n, struct search *s)
+static bool binds_name(struct ctx *c, PNode n, struct search *s)
 {
 	enum nk k = node_kind(c, n);
 	if (k == NK_ASSIGNMENT || k == NK_AUG_ASSIGNMENT || k == NK_FOR)
@@ -184,23 +212,23 @@ static bool binds_name(struct ctx *c, TSNode n, struct search *s)
 }
 
 /* Is `name` (re)bound or changed anywhere under node? */
-static bool assigned_within(struct ctx *c, TSNode node, const char *name, size_t len)
+static bool assigned_within(struct ctx *c, PNode node, const char *name, size_t len)
 {
 	struct search s = {.visit = binds_name, .name = name, .len = len};
 	return search_subtree(c, node, &s);
 }
 
 /* Is the host data passed here the same in every iteration of the loop? */
-static bool loop_invariant(struct ctx *c, TSNode v)
+static bool loop_invariant(struct ctx *c, PNode v)
 {
 	const struct loopframe *l = &c->loops[c->nloops - 1];
 	enum nk k = node_kind(c, v);
 	if (k == NK_INTEGER || k == NK_FLOAT || k == NK_STRING)
 		return true;
 	if (k == NK_LIST || k == NK_TUPLE) {
-		uint32_t n = ts_node_named_child_count(v);
+		uint32_t n = pn_named_child_count(v);
 		for (uint32_t i = 0; i < n; i++)
-			if (!loop_invariant(c, ts_node_named_child(v, i)))
+			if (!loop_invariant(c, pn_named_child(v, i)))
 				return false;
 		return true;
 	}
@@ -214,24 +242,24 @@ static bool loop_invariant(struct ctx *c, TSNode v)
 	return !assigned_within(c, l->node, s, len);
 }
 
-static TSNode first_positional(const struct ctx *c, TSNode args)
+static PNode first_positional(const struct ctx *c, PNode args)
 {
 	if (node_kind(c, args) != NK_ARGUMENT_LIST)
-		return (TSNode){0};
-	uint32_t n = ts_node_named_child_count(args);
+		return PN_NULL;
+	uint32_t n = pn_named_child_count(args);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		PNode a = pn_named_child(args, i);
 		enum nk k = node_kind(c, a);
 		if (k == NK_KEYWORD_ARGUMENT || k == NK_LIST_SPLAT || k == NK_DICT_SPLAT)
-			return (TSNode){0};
+			return PN_NULL;
 		if (k != NK_COMMENT)
 			return a;
 	}
-	return (TSNode){0};
+	return PN_NULL;
 }
 
 /* Is the call a device->host copy (by its kb effect)? */
-static bool is_d2h_call(struct ctx *c, TSNode call)
+static bool is_d2h_call(struct ctx *c, PNode call)
 {
 	if (node_kind(c, call) != NK_CALL)
 		return false;
@@ -243,7 +271,7 @@ static bool is_d2h_call(struct ctx *c, TSNode call)
 	return e && e->effect == EF_D2H;
 }
 
-static bool assigns_copy_back(struct ctx *c, TSNode n, struct search *s)
+static bool assigns_copy_back(struct ctx *c, PNode n, struct search *s)
 {
 	if (node_kind(c, n) == NK_ASSIGNMENT && names_identifier(c, node_field(c, n, F_LEFT), s->name, s->len, 0) &&
 	    is_d2h_call(c, node_field(c, n, F_RIGHT)))
@@ -253,7 +281,7 @@ static bool assigns_copy_back(struct ctx *c, TSNode n, struct search *s)
 
 /* In the loop, is `name` assigned from a device->host copy? Returns that
  * assignment's line, or 0. */
-static uint32_t copied_back_within(struct ctx *c, TSNode node, const char *name, size_t len)
+static uint32_t copied_back_within(struct ctx *c, PNode node, const char *name, size_t len)
 {
 	struct search s = {.visit = assigns_copy_back, .name = name, .len = len};
 	search_subtree(c, node, &s);
@@ -262,7 +290,7 @@ static uint32_t copied_back_within(struct ctx *c, TSNode node, const char *name,
 
 /* `h = cp.asnumpy(x)` ... `x = cp.asarray(h)` in one loop: the data goes
  * back and forth every iteration. */
-static void back_and_forth(struct ctx *c, TSNode call, TSNode data, const char *what)
+static void back_and_forth(struct ctx *c, PNode call, PNode data, const char *what)
 {
 	if (node_kind(c, data) != NK_IDENTIFIER || !c->ps->anti[3])
 		return;
@@ -278,9 +306,9 @@ static void back_and_forth(struct ctx *c, TSNode call, TSNode data, const char *
 			 "library, or move it after the loop");
 }
 
-static void transfer(struct ctx *c, TSNode call, TSNode data, const char *what)
+static void transfer(struct ctx *c, PNode call, PNode data, const char *what)
 {
-	if (!c->nloops || ts_node_is_null(data) || !c->ps->anti[1])
+	if (!c->nloops || pn_is_null(data) || !c->ps->anti[1])
 		return;
 	struct res r = resolve_value(c, data);
 	bool on_device = device_type(c, &r) != NULL;
@@ -309,7 +337,7 @@ static void transfer(struct ctx *c, TSNode call, TSNode data, const char *what)
 
 /* ---- timing ---- */
 
-static void clock_read(struct ctx *c, TSNode call, const char *what)
+static void clock_read(struct ctx *c, PNode call, const char *what)
 {
 	struct frame *fr = top_frame(c);
 	if (fr->clock_started && fr->gpu_since_clock && c->ps->anti[2]) {
@@ -325,10 +353,10 @@ static void clock_read(struct ctx *c, TSNode call, const char *what)
 	fr->gpu_since_clock = false;
 }
 
-static bool launches_gpu(struct ctx *c, TSNode expr)
+static bool launches_gpu(struct ctx *c, PNode expr)
 {
 	if (node_kind(c, expr) == NK_CALL) {
-		TSNode callee = node_field(c, expr, F_FUNCTION);
+		PNode callee = node_field(c, expr, F_FUNCTION);
 		if (node_kind(c, callee) == NK_IDENTIFIER) {
 			size_t len;
 			const char *s = node_text(c, callee, &len);
@@ -344,9 +372,9 @@ static bool launches_gpu(struct ctx *c, TSNode expr)
 }
 
 /* timeit.timeit(stmt): stmt a lambda or a function of this file. */
-static void timeit_check(struct ctx *c, TSNode call, const char *what)
+static void timeit_check(struct ctx *c, PNode call, const char *what)
 {
-	TSNode stmt = first_positional(c, node_field(c, call, F_ARGUMENTS));
+	PNode stmt = first_positional(c, node_field(c, call, F_ARGUMENTS));
 	bool gpu = false;
 	if (node_kind(c, stmt) == NK_LAMBDA) {
 		gpu = launches_gpu(c, node_field(c, stmt, F_BODY));
@@ -371,7 +399,7 @@ static void timeit_check(struct ctx *c, TSNode call, const char *what)
 static const char *const to_host_builtins[] = {"float", "int", "bool", "complex", "str", "repr", "format"};
 
 /* float(x), print(x), ... of a device value copies it back. */
-static bool builtin_roundtrip(struct ctx *c, TSNode call, TSNode callee)
+static bool builtin_roundtrip(struct ctx *c, PNode call, PNode callee)
 {
 	size_t len;
 	const char *s = node_text(c, callee, &len);
@@ -383,10 +411,10 @@ static bool builtin_roundtrip(struct ctx *c, TSNode call, TSNode callee)
 		conv |= len == strlen(to_host_builtins[i]) && memcmp(s, to_host_builtins[i], len) == 0;
 	if (!print && !conv)
 		return false;
-	TSNode args = node_field(c, call, F_ARGUMENTS);
-	uint32_t n = node_kind(c, args) == NK_ARGUMENT_LIST ? ts_node_named_child_count(args) : 0;
+	PNode args = node_field(c, call, F_ARGUMENTS);
+	uint32_t n = node_kind(c, args) == NK_ARGUMENT_LIST ? pn_named_child_count(args) : 0;
 	for (uint32_t i = 0; i < n && (print || i == 0); i++) {
-		struct res r = resolve_value(c, ts_node_named_child(args, i));
+		struct res r = resolve_value(c, pn_named_child(args, i));
 		const struct kb_type *t = device_type(c, &r);
 		free(r.name);
 		if (t) {
@@ -402,10 +430,10 @@ static bool builtin_roundtrip(struct ctx *c, TSNode call, TSNode callee)
 
 /* The port finding made for this call when it was entered: a call that
  * is given a device array is reported as that instead (one per call site). */
-static void drop_port_finding(struct ctx *c, TSNode call, const char *name)
+static void drop_port_finding(struct ctx *c, PNode call, const char *name)
 {
 	struct scan_result *r = c->out;
-	uint32_t start = ts_node_start_byte(call);
+	uint32_t start = pn_start_byte(call);
 	for (size_t i = r->n; i-- > 0 && r->n - i <= 64;) {
 		struct finding *f = &r->items[i];
 		if (f->start_byte == start && strcmp(f->symbol, name) == 0 && f->rule->severity == SEV_NOTE) {
@@ -423,14 +451,14 @@ static void drop_port_finding(struct ctx *c, TSNode call, const char *name)
 }
 
 /* A CPU library function given a device array. */
-static void mixed_check(struct ctx *c, TSNode call, TSNode args, const struct kb_library *lib,
+static void mixed_check(struct ctx *c, PNode call, PNode args, const struct kb_library *lib,
 			const char *name)
 {
 	if ((!lib->rule && !lib->no_gpu_rule) || !c->ps->anti[3] || node_kind(c, args) != NK_ARGUMENT_LIST)
 		return;
-	uint32_t n = ts_node_named_child_count(args);
+	uint32_t n = pn_named_child_count(args);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		PNode a = pn_named_child(args, i);
 		if (node_kind(c, a) == NK_KEYWORD_ARGUMENT)
 			a = node_field(c, a, F_VALUE);
 		struct res r = resolve_value(c, a);
@@ -450,12 +478,12 @@ static void mixed_check(struct ctx *c, TSNode call, TSNode args, const struct kb
 	}
 }
 
-void gpu_after_call(struct ctx *c, TSNode call)
+void gpu_after_call(struct ctx *c, PNode call)
 {
 	if (!c->gpu_file)
 		return;
-	TSNode callee = node_field(c, call, F_FUNCTION);
-	TSNode args = node_field(c, call, F_ARGUMENTS);
+	PNode callee = node_field(c, call, F_FUNCTION);
+	PNode args = node_field(c, call, F_ARGUMENTS);
 	/* a function of this file: its summary */
 	if (node_kind(c, callee) == NK_IDENTIFIER) {
 		size_t len;
@@ -479,7 +507,7 @@ void gpu_after_call(struct ctx *c, TSNode call)
 	const struct kb_entry *e = callee_entry(c, &r, &lib, &type);
 	enum effect eff = e ? e->effect : EF_NONE;
 	if (eff == EF_H2D_IF_DEVICE) {
-		TSNode at;
+		PNode at;
 		char *value = NULL;
 		eff = condition_holds(c, args, &e->device_if, &at, &value) ? EF_H2D : EF_NONE;
 		free(value);
@@ -504,7 +532,7 @@ void gpu_after_call(struct ctx *c, TSNode call)
 		mark_sync(c);
 		break;
 	case EF_H2D: {
-		TSNode data = type ? node_field(c, callee, F_OBJECT) : first_positional(c, args);
+		PNode data = type ? node_field(c, callee, F_OBJECT) : first_positional(c, args);
 		transfer(c, call, data, r.name);
 		mark_gpu(c, call);
 		break;
@@ -523,7 +551,7 @@ void gpu_after_call(struct ctx *c, TSNode call)
 	free(r.name);
 }
 
-void gpu_after_binary(struct ctx *c, TSNode n)
+void gpu_after_binary(struct ctx *c, PNode n)
 {
 	if (!c->gpu_file)
 		return;
@@ -534,9 +562,9 @@ void gpu_after_binary(struct ctx *c, TSNode n)
 }
 
 /* `if x:` / `while x:` on a device value asks the GPU for a bool. */
-void gpu_check_condition(struct ctx *c, TSNode cond)
+void gpu_check_condition(struct ctx *c, PNode cond)
 {
-	if (!c->gpu_file || ts_node_is_null(cond))
+	if (!c->gpu_file || pn_is_null(cond))
 		return;
 	struct res r = resolve_value(c, cond);
 	const struct kb_type *t = device_type(c, &r);
@@ -564,15 +592,15 @@ struct loopscan {
 	size_t nvars;
 	bool nested;
 	bool typed_array;
-	TSNode example;
+	PNode example;
 };
 
-static bool is_range_loop(struct ctx *c, TSNode forn, const char **var, size_t *len)
+static bool is_range_loop(struct ctx *c, PNode forn, const char **var, size_t *len)
 {
-	TSNode right = node_field(c, forn, F_RIGHT), left = node_field(c, forn, F_LEFT);
+	PNode right = node_field(c, forn, F_RIGHT), left = node_field(c, forn, F_LEFT);
 	if (node_kind(c, right) != NK_CALL || node_kind(c, left) != NK_IDENTIFIER)
 		return false;
-	TSNode callee = node_field(c, right, F_FUNCTION);
+	PNode callee = node_field(c, right, F_FUNCTION);
 	bool range = false;
 	if (node_kind(c, callee) == NK_IDENTIFIER && node_text_is(c, callee, "range")) {
 		range = scope_lookup(c, "range", 5) == NULL;
@@ -587,9 +615,9 @@ static bool is_range_loop(struct ctx *c, TSNode forn, const char **var, size_t *
 }
 
 /* Does the index of a subscript use one of the loop variables? */
-static bool index_uses(const struct ctx *c, TSNode n, const struct loopscan *ls, int depth)
+static bool index_uses(const struct ctx *c, PNode n, const struct loopscan *ls, int depth)
 {
-	if (ts_node_is_null(n) || depth > 8 || node_kind(c, n) == NK_SLICE)
+	if (pn_is_null(n) || depth > 8 || node_kind(c, n) == NK_SLICE)
 		return false; /* a[i:i + k] works on a block, not an element */
 	if (node_kind(c, n) == NK_IDENTIFIER) {
 		size_t len;
@@ -599,24 +627,24 @@ static bool index_uses(const struct ctx *c, TSNode n, const struct loopscan *ls,
 				return true;
 		return false;
 	}
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = pn_named_child_count(n);
 	for (uint32_t i = 0; i < k && i < 8; i++)
-		if (index_uses(c, ts_node_named_child(n, i), ls, depth + 1))
+		if (index_uses(c, pn_named_child(n, i), ls, depth + 1))
 			return true;
 	return false;
 }
 
-static bool has_slice(const struct ctx *c, TSNode sub)
+static bool has_slice(const struct ctx *c, PNode sub)
 {
-	uint32_t k = ts_node_named_child_count(sub);
+	uint32_t k = pn_named_child_count(sub);
 	for (uint32_t i = 1; i < k && i < 8; i++)
-		if (node_kind(c, ts_node_named_child(sub, i)) == NK_SLICE)
+		if (node_kind(c, pn_named_child(sub, i)) == NK_SLICE)
 			return true;
 	return false;
 }
 
 /* Notes nested range loops and subscripts indexed by the loop variables. */
-static bool element_access(struct ctx *c, TSNode n, struct search *s)
+static bool element_access(struct ctx *c, PNode n, struct search *s)
 {
 	struct loopscan *ls = s->ls;
 	enum nk k = node_kind(c, n);
@@ -624,10 +652,10 @@ static bool element_access(struct ctx *c, TSNode n, struct search *s)
 		ls->nvars++;
 		ls->nested = true;
 	} else if (k == NK_SUBSCRIPT && !has_slice(c, n) && index_uses(c, node_field(c, n, F_SUBSCRIPT), ls, 0)) {
-		TSNode v = node_field(c, n, F_VALUE);
+		PNode v = node_field(c, n, F_VALUE);
 		enum nk vk = node_kind(c, v);
 		if (vk == NK_IDENTIFIER || vk == NK_ATTRIBUTE) {
-			if (ts_node_is_null(ls->example))
+			if (pn_is_null(ls->example))
 				ls->example = n;
 			/* a host array; device arrays indexed in a loop are usually an
 			 * iterative algorithm's rows, not elements */
@@ -639,20 +667,21 @@ static bool element_access(struct ctx *c, TSNode n, struct search *s)
 	return false;
 }
 
-void gpu_enter_for(struct ctx *c, TSNode forn)
+void gpu_enter_for(struct ctx *c, PNode forn)
 {
-	if (!c->array_file || !c->ps->anti[4] || ts_node_start_byte(forn) < c->pyloop_until)
+	if (!c->array_file || !c->ps->anti[4] || pn_start_byte(forn) < c->pyloop_until)
 		return;
 	int fi = current_func(c);
 	if (fi >= 0 && c->funcs[fi].jitted)
 		return;
 	struct loopscan ls = {0};
+	ls.example = PN_NULL;
 	if (!is_range_loop(c, forn, &ls.vars[0], &ls.lens[0]))
 		return;
 	ls.nvars = 1;
 	struct search s = {.visit = element_access, .skip_definitions = true, .ls = &ls};
 	search_subtree(c, node_field(c, forn, F_BODY), &s);
-	if (ts_node_is_null(ls.example) || !(ls.nested || ls.typed_array))
+	if (pn_is_null(ls.example) || !(ls.nested || ls.typed_array))
 		return;
 	char *ex = snippet(c, ls.example);
 	char *head = snippet(c, node_field(c, forn, F_RIGHT));
@@ -663,7 +692,7 @@ void gpu_enter_for(struct ctx *c, TSNode forn)
 	f->fix = xstrdup("vectorize it as whole-array NumPy expressions (broadcasting, slicing, reductions), "
 			 "which then run on the GPU with CuPy; write a custom kernel (Numba-CUDA-MLIR, Warp) "
 			 "only if that is not enough");
-	c->pyloop_until = ts_node_end_byte(forn);
+	c->pyloop_until = pn_end_byte(forn);
 	free(ex);
 	free(head);
 }

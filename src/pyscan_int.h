@@ -9,9 +9,14 @@
 
 #include <tree_sitter/api.h>
 
+#include "pyparse.h"
 #include "pyscan.h"
+#include "pytree.h"
 #include "symtab.h"
 #include "util.h"
+
+/* No node (the tree does not matter: pn_* test the id). */
+#define PN_NULL ((PNode){NULL, PT_NULL})
 
 enum nk {
 	NK_OTHER = 0, NK_CALL, NK_ATTRIBUTE, NK_IDENTIFIER, NK_IMPORT, NK_IMPORT_FROM,
@@ -32,7 +37,9 @@ enum field { F_FUNCTION, F_ARGUMENTS, F_OBJECT, F_ATTRIBUTE, F_NAME, F_ALIAS, F_
 
 struct pyscanner {
 	const struct kb *kb;
-	TSParser *parser;
+	TSParser *parser;          /* the fallback parser (syntax errors, what pyparse declines) */
+	struct pyparser *fast;     /* the fast parser */
+	struct pt_tree tree;       /* the tree of the file being scanned, reused across files */
 	uint8_t *kinds; /* symbol id -> enum nk */
 	uint32_t nsymbols;
 	TSFieldId fields[F_COUNT];
@@ -49,8 +56,8 @@ struct scope {
 
 /* An enclosing loop: a for/while body, or a comprehension. */
 struct loopframe {
-	TSNode node;  /* the body (or comprehension) the frame covers */
-	TSNode stmt;  /* the for/while statement or comprehension */
+	PNode node;  /* the body (or comprehension) the frame covers */
+	PNode stmt;  /* the for/while statement or comprehension */
 	uint32_t line, cell; /* where the user sees it (cell: notebooks, else 0) */
 };
 
@@ -101,8 +108,10 @@ struct ctx {
 	int except_depth;
 	const struct kb_entry *imported[32]; /* import entries already reported */
 	size_t nimported;
-	/* the ancestors of the node being visited, and their field in their parent */
-	TSNode *anc;
+	/* the ancestors of the node being visited, and the slot (in tree.kids)
+	 * of the child of each that the walk is in */
+	PNode *anc;
+	uint32_t *ancslot;
 	size_t nanc, capanc;
 	struct loopframe *loops;
 	size_t nloops, caploops;
@@ -127,34 +136,34 @@ struct res {
 };
 
 /* pyscan.c */
-enum nk node_kind(const struct ctx *c, TSNode n);
-TSNode node_field(const struct ctx *c, TSNode n, enum field f);
-const char *node_text(const struct ctx *c, TSNode n, size_t *len);
-bool node_text_is(const struct ctx *c, TSNode n, const char *s);
+enum nk node_kind(const struct ctx *c, PNode n);
+PNode node_field(const struct ctx *c, PNode n, enum field f);
+const char *node_text(const struct ctx *c, PNode n, size_t *len);
+bool node_text_is(const struct ctx *c, PNode n, const char *s);
 const struct binding *scope_lookup(const struct ctx *c, const char *name, size_t len);
 void scope_bind_qual(struct ctx *c, const char *name, size_t len, const char *qual);
-void scope_bind_node_qual(struct ctx *c, TSNode id, const char *qual);
+void scope_bind_node_qual(struct ctx *c, PNode id, const char *qual);
 void scope_add_star(struct ctx *c, const char *module);
-struct res resolve(struct ctx *c, TSNode n, int depth);
+struct res resolve(struct ctx *c, PNode n, int depth);
 /* resolve() for a value: members become the value they read, or nothing. */
-struct res resolve_value(struct ctx *c, TSNode n);
+struct res resolve_value(struct ctx *c, PNode n);
 const struct kb_type *device_type(const struct ctx *c, const struct res *r);
 char *member_type(const char *member);
-struct finding *add_finding(struct ctx *c, TSNode at, const struct rule *rule,
+struct finding *add_finding(struct ctx *c, PNode at, const struct rule *rule,
 			    const char *library, const char *display, const char *target,
 			    const char *symbol);
 int current_func(const struct ctx *c);
-uint32_t node_line(TSNode n);
+uint32_t node_line(PNode n);
 /* Ends a finding's span where node `end` ends. */
-void finding_end_at(struct ctx *c, struct finding *f, TSNode end);
+void finding_end_at(struct ctx *c, struct finding *f, PNode end);
 
 /* pyscan_lib.c */
-void lib_visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args);
-void lib_visit_import(struct ctx *c, TSNode stmt);
-void lib_visit_import_from(struct ctx *c, TSNode stmt);
+void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args);
+void lib_visit_import(struct ctx *c, PNode stmt);
+void lib_visit_import_from(struct ctx *c, PNode stmt);
 /* Does a fallback-style condition hold for this call? *value gets the
  * argument's text (owned) when it does. */
-bool condition_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, TSNode *at,
+bool condition_holds(struct ctx *c, PNode args, const struct kb_fallback *fb, PNode *at,
 		     char **value);
 char *expand_template(const char *tmpl, const char *name, const char *why, const char *script);
 /* The kb entry for a resolved callee (NULL if none), its library and, for a
@@ -163,10 +172,10 @@ const struct kb_entry *callee_entry(const struct ctx *c, const struct res *r,
 				    const struct kb_library **lib_out, const struct kb_type **type_out);
 
 /* pyscan_gpu.c */
-void gpu_after_call(struct ctx *c, TSNode call);
-void gpu_after_binary(struct ctx *c, TSNode n);
-void gpu_check_condition(struct ctx *c, TSNode cond);
-void gpu_enter_for(struct ctx *c, TSNode n);
+void gpu_after_call(struct ctx *c, PNode call);
+void gpu_after_binary(struct ctx *c, PNode n);
+void gpu_check_condition(struct ctx *c, PNode cond);
+void gpu_enter_for(struct ctx *c, PNode n);
 void gpu_leave_function(struct ctx *c, int func);
 
 #endif

@@ -70,17 +70,17 @@ static const char *fix_template(const struct ctx *c, const struct kb_library *li
 
 /* The argument node for fb in an argument_list, or a null node. *unknown is
  * set when splats make presence impossible to know. */
-static TSNode find_arg(const struct ctx *c, TSNode args, const struct kb_fallback *fb, bool *unknown)
+static PNode find_arg(const struct ctx *c, PNode args, const struct kb_fallback *fb, bool *unknown)
 {
-	TSNode none = {0};
+	PNode none = PN_NULL;
 	*unknown = false;
 	if (node_kind(c, args) != NK_ARGUMENT_LIST)
 		return none;
-	uint32_t n = ts_node_named_child_count(args);
+	uint32_t n = pn_named_child_count(args);
 	int pos = 0;
 	bool splat = false;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		PNode a = pn_named_child(args, i);
 		enum nk k = node_kind(c, a);
 		if (k == NK_KEYWORD_ARGUMENT) {
 			if (node_text_is(c, node_field(c, a, F_NAME), fb->arg))
@@ -98,7 +98,7 @@ static TSNode find_arg(const struct ctx *c, TSNode args, const struct kb_fallbac
 }
 
 /* A literal argument value as JSON (owned), or NULL when not a literal. */
-static json_t *literal(const struct ctx *c, TSNode v)
+static json_t *literal(const struct ctx *c, PNode v)
 {
 	size_t len;
 	const char *s;
@@ -130,9 +130,9 @@ static json_t *literal(const struct ctx *c, TSNode v)
 	}
 	case NK_STRING: {
 		struct buf b = {0};
-		uint32_t n = ts_node_named_child_count(v);
+		uint32_t n = pn_named_child_count(v);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode ch = ts_node_named_child(v, i);
+			PNode ch = pn_named_child(v, i);
 			if (node_kind(c, ch) == NK_INTERPOLATION) {
 				buf_free(&b);
 				return NULL;
@@ -180,7 +180,7 @@ static bool has_prefix(json_t *v, json_t *prefixes)
 	return false;
 }
 
-static char *arg_text(const struct ctx *c, TSNode v)
+static char *arg_text(const struct ctx *c, PNode v)
 {
 	size_t len;
 	const char *s = node_text(c, v, &len);
@@ -192,24 +192,24 @@ static char *arg_text(const struct ctx *c, TSNode v)
 	return xstrndup(s, len);
 }
 
-bool condition_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, TSNode *at,
+bool condition_holds(struct ctx *c, PNode args, const struct kb_fallback *fb, PNode *at,
 		     char **value)
 {
 	bool unknown;
-	TSNode a = find_arg(c, args, fb, &unknown);
+	PNode a = find_arg(c, args, fb, &unknown);
 	*at = a;
 	*value = NULL;
-	TSNode v = a;
-	if (!ts_node_is_null(a) && node_kind(c, a) == NK_KEYWORD_ARGUMENT)
+	PNode v = a;
+	if (!pn_is_null(a) && node_kind(c, a) == NK_KEYWORD_ARGUMENT)
 		v = node_field(c, a, F_VALUE);
 	if (fb->kind == FB_PRESENT) {
-		if (ts_node_is_null(a))
+		if (pn_is_null(a))
 			return false;
 		*value = arg_text(c, v);
 		return true;
 	}
 	if (fb->kind == FB_CALLABLE) {
-		if (ts_node_is_null(a))
+		if (pn_is_null(a))
 			return false;
 		bool callable = node_kind(c, v) == NK_LAMBDA;
 		if (node_kind(c, v) == NK_IDENTIFIER) {
@@ -223,7 +223,7 @@ bool condition_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, T
 		return callable;
 	}
 	json_t *lit;
-	if (ts_node_is_null(a)) {
+	if (pn_is_null(a)) {
 		if (unknown || !fb->def)
 			return false;
 		lit = json_incref(fb->def);
@@ -234,7 +234,7 @@ bool condition_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, T
 		   : fb->kind == FB_PREFIX ? has_prefix(lit, fb->values)
 		   : !value_in(lit, fb->values);
 	if (holds) {
-		if (ts_node_is_null(a)) {
+		if (pn_is_null(a)) {
 			char *d = json_dumps(lit, JSON_ENCODE_ANY);
 			*value = xasprintf("%s (the default)", d ? d : "?");
 			free(d);
@@ -250,8 +250,8 @@ bool condition_holds(struct ctx *c, TSNode args, const struct kb_fallback *fb, T
 
 enum site { SITE_FUNCTION, SITE_CLASS, SITE_METHOD };
 
-static void emit(struct ctx *c, TSNode at, const struct kb_library *lib, const struct kb_entry *e,
-		 const char *qualname, bool gpu, const struct kb_fallback *fb, TSNode fb_at,
+static void emit(struct ctx *c, PNode at, const struct kb_library *lib, const struct kb_entry *e,
+		 const char *qualname, bool gpu, const struct kb_fallback *fb, PNode fb_at,
 		 const char *fb_value)
 {
 	const struct rule *rule;
@@ -287,7 +287,7 @@ static void emit(struct ctx *c, TSNode at, const struct kb_library *lib, const s
 		.why = why, .script = script_name(c),
 		.library = e && e->library ? e->library : lib->id,
 	};
-	struct finding *f = add_finding(c, fb && !ts_node_is_null(fb_at) ? fb_at : at, rule, v.library,
+	struct finding *f = add_finding(c, fb && !pn_is_null(fb_at) ? fb_at : at, rule, v.library,
 					e && e->library ? e->library : lib->display, target, qualname);
 	f->message = expand(msg_t, &v);
 	f->fix = fix_t ? expand(fix_t, &v) : NULL;
@@ -338,7 +338,7 @@ const struct kb_entry *callee_entry(const struct ctx *c, const struct res *r,
 	return e;
 }
 
-void lib_visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
+void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 {
 	struct res r = resolve(c, callee, 0);
 	const struct kb_library *lib;
@@ -355,10 +355,10 @@ void lib_visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
 	}
 	if (e) {
 		if (!e->ignore && !e->gpu) {
-			emit(c, call, lib, e, r.name, false, NULL, (TSNode){0}, NULL);
+			emit(c, call, lib, e, r.name, false, NULL, PN_NULL, NULL);
 		} else if (!e->ignore) {
 			for (size_t i = 0; i < e->nfallbacks; i++) {
-				TSNode at;
+				PNode at;
 				char *value;
 				if (condition_holds(c, args, &e->fallbacks[i], &at, &value)) {
 					emit(c, call, lib, e, r.name, true, &e->fallbacks[i], at, value);
@@ -371,14 +371,14 @@ void lib_visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
 			/* A method entry exists to check its fallbacks (fit's sample_weight);
 			 * the call itself counts only where the type's methods are ports. */
 			if (site != SITE_METHOD || method_policy(lib, type) == POL_PORT)
-				emit(c, call, lib, e, r.name, true, NULL, (TSNode){0}, NULL);
+				emit(c, call, lib, e, r.name, true, NULL, PN_NULL, NULL);
 		}
 	} else {
 		enum policy p = site == SITE_CLASS ? lib->unlisted_classes
 			      : site == SITE_FUNCTION ? lib->unlisted_functions
 			      : method_policy(lib, type);
 		if (p != POL_IGNORE)
-			emit(c, call, lib, NULL, r.name, p == POL_PORT, NULL, (TSNode){0}, NULL);
+			emit(c, call, lib, NULL, r.name, p == POL_PORT, NULL, PN_NULL, NULL);
 	}
 	free(r.name);
 }
@@ -390,7 +390,7 @@ void lib_visit_call(struct ctx *c, TSNode call, TSNode callee, TSNode args)
 static const char *const array_modules[] = {"cupy", "cupyx", "torch", "numba", "numpy", "scipy", "jax"};
 #define GPU_ARRAY_MODULES 4
 
-static void import_finding(struct ctx *c, TSNode stmt, const char *module)
+static void import_finding(struct ctx *c, PNode stmt, const char *module)
 {
 	size_t top = strcspn(module, ".");
 	for (size_t i = 0; i < sizeof array_modules / sizeof *array_modules; i++)
@@ -418,7 +418,7 @@ static void import_finding(struct ctx *c, TSNode stmt, const char *module)
 	f->fix = fix_t ? expand(fix_t, &v) : NULL;
 }
 
-static char *dotted(const struct ctx *c, TSNode n)
+static char *dotted(const struct ctx *c, PNode n)
 {
 	size_t len;
 	const char *s = node_text(c, n, &len);
@@ -430,11 +430,11 @@ static char *dotted(const struct ctx *c, TSNode n)
 	return buf_steal(&b);
 }
 
-void lib_visit_import(struct ctx *c, TSNode stmt)
+void lib_visit_import(struct ctx *c, PNode stmt)
 {
-	uint32_t n = ts_node_named_child_count(stmt);
+	uint32_t n = pn_named_child_count(stmt);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode ch = ts_node_named_child(stmt, i);
+		PNode ch = pn_named_child(stmt, i);
 		enum nk k = node_kind(c, ch);
 		if (k == NK_DOTTED_NAME) { /* import a.b.c  binds a */
 			char *full = dotted(c, ch);
@@ -453,19 +453,19 @@ void lib_visit_import(struct ctx *c, TSNode stmt)
 	}
 }
 
-void lib_visit_import_from(struct ctx *c, TSNode stmt)
+void lib_visit_import_from(struct ctx *c, PNode stmt)
 {
-	TSNode mod = node_field(c, stmt, F_MODULE_NAME);
+	PNode mod = node_field(c, stmt, F_MODULE_NAME);
 	if (node_kind(c, mod) != NK_DOTTED_NAME)
 		return; /* relative imports name this project's own modules */
 	char *base = dotted(c, mod);
-	uint32_t n = ts_node_named_child_count(stmt);
+	uint32_t n = pn_named_child_count(stmt);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode ch = ts_node_named_child(stmt, i);
-		if (ts_node_eq(ch, mod))
+		PNode ch = pn_named_child(stmt, i);
+		if (pn_eq(ch, mod))
 			continue;
 		enum nk k = node_kind(c, ch);
-		TSNode name_node = ch, alias = ch;
+		PNode name_node = ch, alias = ch;
 		if (k == NK_WILDCARD_IMPORT) {
 			scope_add_star(c, base);
 			import_finding(c, stmt, base);

@@ -1,0 +1,2649 @@
+/* pyparse: see pyparse.h.
+ *
+ * Two stages over one file. The tokenizer turns the whole text into an array
+ * of tokens the way tree-sitter-python's lexer and external scanner split it:
+ * NEWLINE is zero-width right after a line's last token or trailing comment,
+ * DEDENT is zero-width where that scanner emits it (after the comment lines
+ * that are indented at least as deep as the block it closes), f-strings are
+ * split into their literal runs and interpolations. The parser is recursive
+ * descent with the grammar's own precedences (which differ from Python's for
+ * `^` and `&`) and builds pytree nodes bottom-up, each spanning from its first
+ * to its last token, as tree-sitter's do.
+ *
+ * Declining is always safe, so anything rare or ambiguous in how tree-sitter
+ * resolves it (Python 2 print/exec statements, match and type statements,
+ * non-ASCII identifiers, tabs after spaces in indentation, same-quote strings
+ * nested in f-strings, ...) makes pyparse return false. */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyparse.h"
+#include "util.h"
+
+/* Deepest nesting of expressions / statements parsed by recursion. */
+#define MAX_DEPTH 200
+
+/* ---- tokens ---- */
+
+enum tk {
+	T_EOF, T_NAME, T_INT, T_FLOAT, T_STRING, T_OP, T_NEWLINE, T_INDENT, T_DEDENT,
+	T_FSTART, T_FMID, T_FLBRACE, T_FRBRACE, T_FCONV, T_FCOLON, T_FSPEC, T_FEND,
+};
+
+/* Operators and keywords share one code space (struct tok.op). */
+enum op {
+	O_NONE,
+	/* operators */
+	O_LPAR, O_RPAR, O_LSQB, O_RSQB, O_LBRACE, O_RBRACE, O_COMMA, O_COLON, O_SEMI, O_DOT,
+	O_ELLIPSIS, O_AT, O_EQ, O_ARROW, O_WALRUS, O_PLUS, O_MINUS, O_STAR, O_SLASH,
+	O_DSLASH, O_PERCENT, O_POW, O_LSHIFT, O_RSHIFT, O_AMP, O_PIPE, O_CARET, O_TILDE,
+	O_LT, O_GT, O_LE, O_GE, O_EQEQ, O_NE, O_LTGT, O_PLUSEQ, O_MINUSEQ, O_STAREQ,
+	O_SLASHEQ, O_DSLASHEQ, O_PERCENTEQ, O_POWEQ, O_RSHIFTEQ, O_LSHIFTEQ, O_AMPEQ,
+	O_CARETEQ, O_PIPEEQ, O_ATEQ,
+	/* keywords (T_NAME tokens) */
+	K_FIRST, K_AND = K_FIRST, K_AS, K_ASSERT, K_ASYNC, K_AWAIT, K_BREAK, K_CLASS,
+	K_CONTINUE, K_DEF, K_DEL, K_ELIF, K_ELSE, K_EXCEPT, K_EXEC, K_FINALLY, K_FOR, K_FROM,
+	K_GLOBAL, K_IF, K_IMPORT, K_IN, K_IS, K_LAMBDA, K_NONLOCAL, K_NOT, K_OR, K_PASS,
+	K_PRINT, K_RAISE, K_RETURN, K_TRY, K_WHILE, K_WITH, K_YIELD, K_MATCH, K_CASE, K_TYPE,
+	K_TRUE, K_FALSE, K_NONE, K_FUTURE,
+	O_COUNT
+};
+
+static const char *const op_text[O_COUNT] = {
+	[O_LPAR] = "(", [O_RPAR] = ")", [O_LSQB] = "[", [O_RSQB] = "]", [O_LBRACE] = "{",
+	[O_RBRACE] = "}", [O_COMMA] = ",", [O_COLON] = ":", [O_SEMI] = ";", [O_DOT] = ".",
+	[O_ELLIPSIS] = "...", [O_AT] = "@", [O_EQ] = "=", [O_ARROW] = "->", [O_WALRUS] = ":=",
+	[O_PLUS] = "+", [O_MINUS] = "-", [O_STAR] = "*", [O_SLASH] = "/", [O_DSLASH] = "//",
+	[O_PERCENT] = "%", [O_POW] = "**", [O_LSHIFT] = "<<", [O_RSHIFT] = ">>", [O_AMP] = "&",
+	[O_PIPE] = "|", [O_CARET] = "^", [O_TILDE] = "~", [O_LT] = "<", [O_GT] = ">",
+	[O_LE] = "<=", [O_GE] = ">=", [O_EQEQ] = "==", [O_NE] = "!=", [O_LTGT] = "<>",
+	[O_PLUSEQ] = "+=", [O_MINUSEQ] = "-=", [O_STAREQ] = "*=", [O_SLASHEQ] = "/=",
+	[O_DSLASHEQ] = "//=", [O_PERCENTEQ] = "%=", [O_POWEQ] = "**=", [O_RSHIFTEQ] = ">>=",
+	[O_LSHIFTEQ] = "<<=", [O_AMPEQ] = "&=", [O_CARETEQ] = "^=", [O_PIPEEQ] = "|=",
+	[O_ATEQ] = "@=",
+	[K_AND] = "and", [K_AS] = "as", [K_ASSERT] = "assert", [K_ASYNC] = "async",
+	[K_AWAIT] = "await", [K_BREAK] = "break", [K_CLASS] = "class", [K_CONTINUE] = "continue",
+	[K_DEF] = "def", [K_DEL] = "del", [K_ELIF] = "elif", [K_ELSE] = "else",
+	[K_EXCEPT] = "except", [K_EXEC] = "exec", [K_FINALLY] = "finally", [K_FOR] = "for",
+	[K_FROM] = "from", [K_GLOBAL] = "global", [K_IF] = "if", [K_IMPORT] = "import",
+	[K_IN] = "in", [K_IS] = "is", [K_LAMBDA] = "lambda", [K_NONLOCAL] = "nonlocal",
+	[K_NOT] = "not", [K_OR] = "or", [K_PASS] = "pass", [K_PRINT] = "print",
+	[K_RAISE] = "raise", [K_RETURN] = "return", [K_TRY] = "try", [K_WHILE] = "while",
+	[K_WITH] = "with", [K_YIELD] = "yield", [K_MATCH] = "match", [K_CASE] = "case",
+	[K_TYPE] = "type", [K_TRUE] = "True", [K_FALSE] = "False", [K_NONE] = "None",
+	[K_FUTURE] = "__future__",
+};
+
+struct tok {
+	uint8_t type;   /* enum tk */
+	uint8_t op;     /* enum op (T_OP, and keywords on T_NAME); string flags on T_STRING/T_FSTART */
+	uint32_t start, end;
+	struct pt_point sp, ep;
+};
+
+/* String prefix flags (struct tok.op of T_STRING / T_FSTART). */
+enum { SF_RAW = 1, SF_BYTES = 2, SF_FORMAT = 4, SF_TRIPLE = 8 };
+
+/* ---- the parser's state ---- */
+
+/* Symbols and fields, looked up by name in the language. */
+enum sym {
+	S_MODULE, S_IDENTIFIER, S_INTEGER, S_FLOAT, S_TRUE, S_FALSE, S_NONE, S_ELLIPSIS,
+	S_STRING, S_STRING_START, S_STRING_CONTENT, S_STRING_END, S_ESCAPE_SEQUENCE,
+	S_ESCAPE_INTERPOLATION, S_INTERPOLATION, S_TYPE_CONVERSION, S_FORMAT_SPECIFIER,
+	S_FORMAT_EXPRESSION, S_CONCATENATED_STRING, S_CALL, S_ARGUMENT_LIST, S_ATTRIBUTE,
+	S_SUBSCRIPT, S_SLICE, S_KEYWORD_ARGUMENT, S_LIST_SPLAT, S_DICTIONARY_SPLAT,
+	S_PARENTHESIZED_EXPRESSION, S_TUPLE, S_LIST, S_SET, S_DICTIONARY, S_PAIR,
+	S_LIST_COMPREHENSION, S_SET_COMPREHENSION, S_DICTIONARY_COMPREHENSION,
+	S_GENERATOR_EXPRESSION, S_FOR_IN_CLAUSE, S_IF_CLAUSE, S_BINARY_OPERATOR,
+	S_UNARY_OPERATOR, S_NOT_OPERATOR, S_BOOLEAN_OPERATOR, S_COMPARISON_OPERATOR,
+	S_CONDITIONAL_EXPRESSION, S_LAMBDA, S_LAMBDA_PARAMETERS, S_NAMED_EXPRESSION, S_AWAIT,
+	S_YIELD, S_AS_PATTERN, S_AS_PATTERN_TARGET, S_EXPRESSION_LIST, S_PATTERN_LIST,
+	S_TUPLE_PATTERN, S_LIST_PATTERN, S_LIST_SPLAT_PATTERN, S_DICTIONARY_SPLAT_PATTERN,
+	S_EXPRESSION_STATEMENT, S_ASSIGNMENT, S_AUGMENTED_ASSIGNMENT, S_TYPE, S_GENERIC_TYPE,
+	S_TYPE_PARAMETER, S_UNION_TYPE, S_RETURN_STATEMENT, S_PASS_STATEMENT,
+	S_BREAK_STATEMENT, S_CONTINUE_STATEMENT, S_DELETE_STATEMENT, S_RAISE_STATEMENT,
+	S_GLOBAL_STATEMENT, S_NONLOCAL_STATEMENT, S_ASSERT_STATEMENT, S_IMPORT_STATEMENT,
+	S_IMPORT_FROM_STATEMENT, S_FUTURE_IMPORT_STATEMENT, S_ALIASED_IMPORT, S_DOTTED_NAME,
+	S_RELATIVE_IMPORT, S_IMPORT_PREFIX, S_WILDCARD_IMPORT, S_IF_STATEMENT, S_ELIF_CLAUSE,
+	S_ELSE_CLAUSE, S_FOR_STATEMENT, S_WHILE_STATEMENT, S_TRY_STATEMENT, S_EXCEPT_CLAUSE,
+	S_EXCEPT_GROUP_CLAUSE, S_FINALLY_CLAUSE, S_WITH_STATEMENT, S_WITH_CLAUSE, S_WITH_ITEM,
+	S_FUNCTION_DEFINITION, S_PARAMETERS, S_DEFAULT_PARAMETER, S_TYPED_PARAMETER,
+	S_TYPED_DEFAULT_PARAMETER, S_KEYWORD_SEPARATOR, S_POSITIONAL_SEPARATOR,
+	S_CLASS_DEFINITION, S_DECORATED_DEFINITION, S_DECORATOR, S_BLOCK,
+	S_NOT_IN, S_IS_NOT,
+	S_COUNT
+};
+
+static const char *const sym_names[S_COUNT] = {
+	"module", "identifier", "integer", "float", "true", "false", "none", "ellipsis",
+	"string", "string_start", "string_content", "string_end", "escape_sequence",
+	"escape_interpolation", "interpolation", "type_conversion", "format_specifier",
+	"format_expression", "concatenated_string", "call", "argument_list", "attribute",
+	"subscript", "slice", "keyword_argument", "list_splat", "dictionary_splat",
+	"parenthesized_expression", "tuple", "list", "set", "dictionary", "pair",
+	"list_comprehension", "set_comprehension", "dictionary_comprehension",
+	"generator_expression", "for_in_clause", "if_clause", "binary_operator",
+	"unary_operator", "not_operator", "boolean_operator", "comparison_operator",
+	"conditional_expression", "lambda", "lambda_parameters", "named_expression", "await",
+	"yield", "as_pattern", "as_pattern_target", "expression_list", "pattern_list",
+	"tuple_pattern", "list_pattern", "list_splat_pattern", "dictionary_splat_pattern",
+	"expression_statement", "assignment", "augmented_assignment", "type", "generic_type",
+	"type_parameter", "union_type", "return_statement", "pass_statement",
+	"break_statement", "continue_statement", "delete_statement", "raise_statement",
+	"global_statement", "nonlocal_statement", "assert_statement", "import_statement",
+	"import_from_statement", "future_import_statement", "aliased_import", "dotted_name",
+	"relative_import", "import_prefix", "wildcard_import", "if_statement", "elif_clause",
+	"else_clause", "for_statement", "while_statement", "try_statement", "except_clause",
+	"except_group_clause", "finally_clause", "with_statement", "with_clause", "with_item",
+	"function_definition", "parameters", "default_parameter", "typed_parameter",
+	"typed_default_parameter", "keyword_separator", "positional_separator",
+	"class_definition", "decorated_definition", "decorator", "block",
+	"not in", "is not",
+};
+
+enum fld {
+	F_NONE, F_ALIAS, F_ARGUMENT, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_CAUSE, F_CONDITION,
+	F_CONSEQUENCE, F_ALTERNATIVE, F_DEFINITION, F_EXPRESSION, F_FORMAT_SPECIFIER,
+	F_FUNCTION, F_KEY, F_LEFT, F_MODULE_NAME, F_NAME, F_OBJECT, F_OPERATOR, F_OPERATORS,
+	F_PARAMETERS, F_RETURN_TYPE, F_RIGHT, F_SUBSCRIPT, F_SUPERCLASSES, F_TYPE,
+	F_TYPE_CONVERSION, F_VALUE,
+	F_COUNT
+};
+
+static const char *const field_names[F_COUNT] = {
+	NULL, "alias", "argument", "arguments", "attribute", "body", "cause", "condition",
+	"consequence", "alternative", "definition", "expression", "format_specifier",
+	"function", "key", "left", "module_name", "name", "object", "operator", "operators",
+	"parameters", "return_type", "right", "subscript", "superclasses", "type",
+	"type_conversion", "value",
+};
+
+/* Full-line comments between two code lines: where DEDENTs go. */
+struct cline {
+	uint32_t indent, end;
+	struct pt_point ep;
+};
+
+struct pyparser {
+	const TSLanguage *lang;
+	uint16_t sym[S_COUNT];
+	uint16_t opsym[O_COUNT]; /* anonymous symbol of each operator / keyword */
+	uint16_t fld[F_COUNT];
+	bool usable;             /* every symbol and field was found */
+
+	/* per file */
+	const char *text;
+	uint32_t len;
+	struct tok *toks;
+	uint32_t ntoks, captoks;
+	uint32_t *stk;           /* pending children: node ids */
+	uint16_t *stkf;          /* and their fields */
+	uint32_t nstk, capstk;
+	struct pt_tree *t;
+	uint32_t pos;            /* current token */
+	uint32_t last;           /* last consumed token, or UINT32_MAX */
+	int depth;
+	jmp_buf fail;
+	struct cline *cl;        /* tokenizer scratch: comment lines */
+	size_t capcl;
+	int why_line;            /* where in this file the last decline happened */
+	uint32_t why_byte;       /* the tokenizer's position then, or UINT32_MAX */
+};
+
+static _Noreturn void decline_at(struct pyparser *p, int line)
+{
+	p->why_line = line;
+	longjmp(p->fail, 1);
+}
+
+/* Gives up on this file; the line of pyparse.c is kept for pyparse_why. */
+#define decline(p) decline_at((p), __LINE__)
+
+/* ---- tokenizer ---- */
+
+struct lexer {
+	struct pyparser *p;
+	const char *s;
+	uint32_t len, i;
+	uint32_t row, line_start;
+	int brackets;            /* open ( [ { of code at f-string depth 0 */
+	uint32_t indents[100];
+	int nindent;
+	bool pending;            /* a token since the last NEWLINE */
+	uint32_t nl_at;          /* where that NEWLINE goes: after the last token or comment */
+	struct pt_point nl_pt;
+	char quotes[64];         /* quote characters of the enclosing f-strings */
+	bool triples[64];        /* and whether each is triple-quoted */
+	int nquotes;
+	size_t ncl;              /* comment lines in p->cl */
+};
+
+#define lx_decline(lx) ((lx)->p->why_byte = (lx)->i, decline((lx)->p))
+
+static inline struct pt_point lpoint(const struct lexer *lx, uint32_t at)
+{
+	return (struct pt_point){lx->row, at - lx->line_start};
+}
+
+static struct tok *push_tok(struct pyparser *p)
+{
+	if (p->ntoks == p->captoks) {
+		p->captoks = p->captoks ? p->captoks * 2 : 4096;
+		p->toks = xrealloc(p->toks, p->captoks * sizeof *p->toks);
+	}
+	return &p->toks[p->ntoks++];
+}
+
+/* A token from start to the current position. */
+static void emit(struct lexer *lx, uint8_t type, uint8_t op, uint32_t start, struct pt_point sp)
+{
+	struct tok *t = push_tok(lx->p);
+	*t = (struct tok){type, op, start, lx->i, sp, lpoint(lx, lx->i)};
+	lx->pending = true;
+	lx->nl_at = t->end;
+	lx->nl_pt = t->ep;
+}
+
+/* A zero-width NEWLINE / INDENT / DEDENT. */
+static void emit_at(struct lexer *lx, uint8_t type, uint32_t at, struct pt_point pt)
+{
+	struct tok *t = push_tok(lx->p);
+	*t = (struct tok){type, 0, at, at, pt, pt};
+}
+
+static inline bool is_id_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool is_id_char(unsigned char c)
+{
+	return is_id_start(c) || (c >= '0' && c <= '9');
+}
+
+static inline bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static uint8_t keyword(const char *s, uint32_t n)
+{
+	if (n < 2 || n > 10)
+		return O_NONE;
+	for (int k = K_FIRST; k < O_COUNT; k++) {
+		const char *w = op_text[k];
+		if (w[0] == s[0] && w[1] == s[1] && strlen(w) == n && memcmp(w, s, n) == 0)
+			return (uint8_t)k;
+	}
+	return O_NONE;
+}
+
+/* s[at] is a newline inside a token or between tokens. */
+static inline void next_line(struct lexer *lx, uint32_t at)
+{
+	lx->row++;
+	lx->line_start = at + 1;
+}
+
+/* Python numbers as the grammar's integer / float tokens. */
+static void lex_number(struct lexer *lx)
+{
+	const char *s = lx->s;
+	uint32_t start = lx->i, i = lx->i, n = lx->len;
+	struct pt_point sp = lpoint(lx, start);
+	bool is_float = false;
+	if (s[i] == '0' && i + 1 < n && s[i + 1] && strchr("xXoObB", s[i + 1])) {
+		char k = (char)(s[i + 1] | 0x20);
+		i += 2;
+		uint32_t d0 = i;
+		while (i < n && (s[i] == '_' || (k == 'x' ? is_hex((unsigned char)s[i])
+					      : k == 'o' ? (s[i] >= '0' && s[i] <= '7')
+							 : (s[i] == '0' || s[i] == '1'))))
+			i++;
+		if (i == d0)
+			lx_decline(lx);
+		if (i < n && (s[i] == 'l' || s[i] == 'L'))
+			i++;
+	} else {
+		while (i < n && (is_digit((unsigned char)s[i]) || s[i] == '_'))
+			i++;
+		if (i < n && s[i] == '.') {
+			is_float = true;
+			i++;
+			while (i < n && (is_digit((unsigned char)s[i]) || s[i] == '_'))
+				i++;
+		}
+		if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+			uint32_t j = i + 1;
+			if (j < n && (s[j] == '+' || s[j] == '-'))
+				j++;
+			if (j < n && is_digit((unsigned char)s[j])) {
+				is_float = true;
+				i = j;
+				while (i < n && (is_digit((unsigned char)s[i]) || s[i] == '_'))
+					i++;
+			}
+		}
+		if (i < n && (s[i] == 'j' || s[i] == 'J'))
+			i++;
+		else if (!is_float && i < n && (s[i] == 'l' || s[i] == 'L'))
+			i++;
+	}
+	if (i < n && (is_id_char((unsigned char)s[i]) || (unsigned char)s[i] >= 0x80 || s[i] == '.'))
+		lx_decline(lx); /* 1if, 1.real, 1..2: left to tree-sitter */
+	lx->i = i;
+	emit(lx, is_float ? T_FLOAT : T_INT, 0, start, sp);
+}
+
+static void lex_code(struct lexer *lx, bool interp);
+
+/* The body of a string after its opening quote(s), up to and including the
+ * closing ones. In an f-string each interpolation is lexed as code and
+ * emitted as T_FLBRACE ... T_FRBRACE between T_FMID literal runs. */
+static void lex_string_body(struct lexer *lx, uint8_t flags, char q)
+{
+	const char *s = lx->s;
+	uint32_t n = lx->len;
+	bool triple = flags & SF_TRIPLE, fmt = flags & SF_FORMAT, raw = flags & SF_RAW;
+	uint32_t run = lx->i;
+	struct pt_point run_sp = lpoint(lx, run);
+	for (;;) {
+		if (lx->i >= n)
+			lx_decline(lx);
+		char c = s[lx->i];
+		if (c == q && (!triple || (lx->i + 2 < n && s[lx->i + 1] == q && s[lx->i + 2] == q))) {
+			if (fmt) {
+				if (lx->i > run)
+					emit(lx, T_FMID, 0, run, run_sp);
+				uint32_t start = lx->i;
+				struct pt_point sp = lpoint(lx, start);
+				lx->i += triple ? 3 : 1;
+				emit(lx, T_FEND, 0, start, sp);
+			} else {
+				lx->i += triple ? 3 : 1;
+			}
+			return;
+		}
+		if (c == '\\') {
+			lx->i++;
+			if (lx->i >= n || s[lx->i] == '\r')
+				lx_decline(lx);
+			if (s[lx->i] == '\n')
+				next_line(lx, lx->i);
+			else if (raw && s[lx->i] != q && s[lx->i] != '\\')
+				continue; /* raw: the backslash alone */
+			else if (fmt && (s[lx->i] == '{' || s[lx->i] == '}'))
+				lx_decline(lx);
+			lx->i++;
+			continue;
+		}
+		if (c == '\n') {
+			if (!triple)
+				lx_decline(lx);
+			next_line(lx, lx->i);
+			lx->i++;
+			continue;
+		}
+		if (c == '\r' && triple && lx->i + 1 < n && s[lx->i + 1] == '\n') {
+			lx->i++;
+			continue;
+		}
+		if (c == '\r' || c == '\0')
+			lx_decline(lx);
+		if (fmt && (c == '{' || c == '}')) {
+			if (lx->i + 1 < n && s[lx->i + 1] == c) {
+				lx->i += 2;
+				continue;
+			}
+			if (c == '}' || lx->nquotes == 64)
+				lx_decline(lx); /* a lone } */
+			if (lx->i > run)
+				emit(lx, T_FMID, 0, run, run_sp);
+			uint32_t start = lx->i;
+			struct pt_point sp = lpoint(lx, start);
+			lx->i++;
+			emit(lx, T_FLBRACE, 0, start, sp);
+			lx->triples[lx->nquotes] = triple;
+			lx->quotes[lx->nquotes++] = q;
+			lex_code(lx, true);
+			lx->nquotes--;
+			run = lx->i;
+			run_sp = lpoint(lx, run);
+			continue;
+		}
+		lx->i++;
+	}
+}
+
+/* A string whose quote is at lx->i; its prefix began at start. */
+static void lex_string(struct lexer *lx, uint32_t start, uint8_t flags)
+{
+	const char *s = lx->s;
+	char q = s[lx->i];
+	struct pt_point sp = lpoint(lx, start);
+	bool triple = lx->i + 2 < lx->len && s[lx->i + 1] == q && s[lx->i + 2] == q;
+	for (int d = 0; d < lx->nquotes; d++)
+		if (lx->quotes[d] == q && (!lx->triples[d] || triple))
+			lx_decline(lx); /* would end the enclosing f-string */
+	if (triple) {
+		flags |= SF_TRIPLE;
+		lx->i += 3;
+	} else {
+		lx->i += 1;
+	}
+	if (flags & SF_FORMAT) {
+		emit(lx, T_FSTART, flags, start, sp);
+		lex_string_body(lx, flags, q);
+	} else {
+		/* one token for the whole literal: the parser splits it */
+		struct pt_point save_sp = sp;
+		lex_string_body(lx, flags, q);
+		emit(lx, T_STRING, flags, start, save_sp);
+	}
+}
+
+/* The format spec after an interpolation's ':', through its closing brace. */
+static void lex_format_spec(struct lexer *lx)
+{
+	const char *s = lx->s;
+	uint32_t n = lx->len;
+	for (;;) {
+		if (lx->i >= n)
+			lx_decline(lx);
+		uint32_t b = lx->i;
+		struct pt_point bp = lpoint(lx, b);
+		char d = s[b];
+		if (d == '}') {
+			lx->i++;
+			emit(lx, T_FRBRACE, 0, b, bp);
+			return;
+		}
+		if (d == '{') {
+			lx->i++;
+			emit(lx, T_FLBRACE, 0, b, bp);
+			lex_code(lx, true);
+			continue;
+		}
+		while (lx->i < n && s[lx->i] != '{' && s[lx->i] != '}') {
+			char e = s[lx->i];
+			if (e == '\n' || e == '\r' || e == '\\' || e == '"' || e == '\'')
+				lx_decline(lx);
+			lx->i++;
+		}
+		emit(lx, T_FSPEC, 0, b, bp);
+	}
+}
+
+/* At the start of a line (outside brackets): skips blank and comment lines,
+ * then emits the INDENT or DEDENTs the next code line (or the end) calls
+ * for. Each DEDENT goes where tree-sitter's scanner puts it: after the
+ * comment lines that follow and are indented at least as deep as the block
+ * it closes. */
+static void line_start(struct lexer *lx)
+{
+	const char *s = lx->s;
+	uint32_t n = lx->len;
+	uint32_t indent = 0;
+	lx->ncl = 0;
+	for (;;) {
+		indent = 0;
+		bool space_seen = false;
+		while (lx->i < n && (s[lx->i] == ' ' || s[lx->i] == '\t')) {
+			if (s[lx->i] == ' ') {
+				indent++;
+				space_seen = true;
+			} else {
+				if (space_seen)
+					lx_decline(lx); /* tree-sitter and Python count this differently */
+				indent += 8;
+			}
+			lx->i++;
+		}
+		if (lx->i >= n)
+			break;
+		char c = s[lx->i];
+		if (c == '\n' || (c == '\r' && lx->i + 1 < n && s[lx->i + 1] == '\n')) {
+			if (c == '\r')
+				lx->i++;
+			next_line(lx, lx->i);
+			lx->i++;
+			continue;
+		}
+		if (c == '#') {
+			while (lx->i < n && s[lx->i] != '\n')
+				lx->i++;
+			struct pyparser *p = lx->p;
+			if (lx->ncl == p->capcl) {
+				p->capcl = p->capcl ? p->capcl * 2 : 16;
+				p->cl = xrealloc(p->cl, p->capcl * sizeof *p->cl);
+			}
+			p->cl[lx->ncl++] = (struct cline){indent, lx->i, lpoint(lx, lx->i)};
+			continue;
+		}
+		if (c == '\\' || c == '\r' || c == '\f' || c == '\v')
+			lx_decline(lx);
+		break;
+	}
+	if (lx->i >= n)
+		indent = 0;
+	uint32_t top = lx->indents[lx->nindent - 1];
+	if (indent > top) {
+		if (lx->p->ntoks == 0 || lx->nindent == 100)
+			lx_decline(lx); /* an indented first line, or too deep */
+		lx->indents[lx->nindent++] = indent;
+		emit_at(lx, T_INDENT, lx->i, lpoint(lx, lx->i));
+		return;
+	}
+	size_t c0 = 0;
+	uint32_t at = lx->nl_at;
+	struct pt_point at_pt = lx->nl_pt;
+	while (indent < lx->indents[lx->nindent - 1]) {
+		uint32_t cur = lx->indents[lx->nindent - 1];
+		while (c0 < lx->ncl && lx->p->cl[c0].indent >= cur) {
+			at = lx->p->cl[c0].end;
+			at_pt = lx->p->cl[c0].ep;
+			c0++;
+		}
+		emit_at(lx, T_DEDENT, at, at_pt);
+		lx->nindent--;
+	}
+	if (indent != lx->indents[lx->nindent - 1])
+		lx_decline(lx); /* a dedent to a level never opened */
+}
+
+/* The end of a logical line: its NEWLINE, after its last token or comment. */
+static void end_line(struct lexer *lx)
+{
+	if (lx->pending) {
+		emit_at(lx, T_NEWLINE, lx->nl_at, lx->nl_pt);
+		lx->pending = false;
+	}
+}
+
+/* Tokens of code, to the end of the text, or (interp) to the closing brace
+ * of an f-string interpolation, which is emitted here; there newlines are
+ * whitespace. */
+static void lex_code(struct lexer *lx, bool interp)
+{
+	static const char ops3[][4] = {"...", "//=", "**=", ">>=", "<<="};
+	static const uint8_t ops3c[] = {O_ELLIPSIS, O_DSLASHEQ, O_POWEQ, O_RSHIFTEQ, O_LSHIFTEQ};
+	static const char ops2[][3] = {"->", ":=", "//", "**", "<<", ">>", "<=", ">=", "==",
+				       "!=", "<>", "+=", "-=", "*=", "/=", "%=", "&=", "^=",
+				       "|=", "@="};
+	static const uint8_t ops2c[] = {O_ARROW, O_WALRUS, O_DSLASH, O_POW, O_LSHIFT, O_RSHIFT,
+					O_LE, O_GE, O_EQEQ, O_NE, O_LTGT, O_PLUSEQ, O_MINUSEQ,
+					O_STAREQ, O_SLASHEQ, O_PERCENTEQ, O_AMPEQ, O_CARETEQ,
+					O_PIPEEQ, O_ATEQ};
+	static const char ops1[] = "()[]{},:;.@=+-*/%&|^~<>";
+	static const uint8_t ops1c[] = {O_LPAR, O_RPAR, O_LSQB, O_RSQB, O_LBRACE, O_RBRACE,
+					O_COMMA, O_COLON, O_SEMI, O_DOT, O_AT, O_EQ, O_PLUS,
+					O_MINUS, O_STAR, O_SLASH, O_PERCENT, O_AMP, O_PIPE,
+					O_CARET, O_TILDE, O_LT, O_GT};
+	const char *s = lx->s;
+	uint32_t n = lx->len;
+	int depth = 0; /* brackets opened inside this interpolation */
+	if (!interp)
+		line_start(lx);
+	for (;;) {
+		if (lx->i >= n) {
+			if (interp || lx->brackets > 0)
+				lx_decline(lx);
+			end_line(lx);
+			line_start(lx);
+			return;
+		}
+		unsigned char c = (unsigned char)s[lx->i];
+		uint32_t start = lx->i;
+		struct pt_point sp = lpoint(lx, start);
+		if (c == ' ' || c == '\t') {
+			lx->i++;
+			continue;
+		}
+		if (c == '\n' || c == '\r') {
+			if (c == '\r') {
+				if (!(lx->i + 1 < n && s[lx->i + 1] == '\n'))
+					lx_decline(lx);
+				lx->i++;
+			}
+			next_line(lx, lx->i);
+			lx->i++;
+			if (!interp && lx->brackets == 0) {
+				end_line(lx);
+				line_start(lx);
+			}
+			continue;
+		}
+		if (c == '#') {
+			while (lx->i < n && s[lx->i] != '\n')
+				lx->i++;
+			if (interp)
+				lx_decline(lx);
+			if (lx->brackets == 0 && lx->pending) {
+				lx->nl_at = lx->i; /* NEWLINE goes after a trailing comment */
+				lx->nl_pt = lpoint(lx, lx->i);
+			}
+			continue;
+		}
+		if (c == '\\') {
+			uint32_t k = lx->i + 1;
+			if (k < n && s[k] == '\r')
+				k++;
+			if (k < n && s[k] == '\n' && lx->pending) {
+				lx->i = k;
+				next_line(lx, lx->i);
+				lx->i++;
+				continue;
+			}
+			lx_decline(lx);
+		}
+		if (c >= 0x80 || c == '`' || c == '$' || c == '?' || c == '\0' || c == '\f' || c == '\v')
+			lx_decline(lx);
+		if (is_id_start(c)) {
+			uint32_t i = lx->i + 1;
+			while (i < n && is_id_char((unsigned char)s[i]))
+				i++;
+			if (i < n && (unsigned char)s[i] >= 0x80)
+				lx_decline(lx);
+			if (i < n && (s[i] == '"' || s[i] == '\'')) {
+				uint8_t flags = 0;
+				if (i - lx->i > 2)
+					lx_decline(lx);
+				for (uint32_t k = lx->i; k < i; k++) {
+					switch (s[k]) {
+					case 'r': case 'R': flags |= SF_RAW; break;
+					case 'b': case 'B': flags |= SF_BYTES; break;
+					case 'f': case 'F': flags |= SF_FORMAT; break;
+					case 'u': case 'U': break;
+					default: lx_decline(lx);
+					}
+				}
+				lx->i = i;
+				lex_string(lx, start, flags);
+				continue;
+			}
+			lx->i = i;
+			emit(lx, T_NAME, keyword(s + start, i - start), start, sp);
+			continue;
+		}
+		if (is_digit(c) || (c == '.' && lx->i + 1 < n && is_digit((unsigned char)s[lx->i + 1]))) {
+			lex_number(lx);
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			lex_string(lx, start, 0);
+			continue;
+		}
+		if (interp && depth == 0) {
+			if (c == '}') {
+				lx->i++;
+				emit(lx, T_FRBRACE, 0, start, sp);
+				return;
+			}
+			if (c == '!' && lx->i + 1 < n && s[lx->i + 1] != '=') {
+				if (!(s[lx->i + 1] >= 'a' && s[lx->i + 1] <= 'z'))
+					lx_decline(lx);
+				lx->i += 2;
+				emit(lx, T_FCONV, 0, start, sp);
+				continue;
+			}
+			if (c == ':' && !(lx->i + 1 < n && s[lx->i + 1] == '=')) {
+				lx->i++;
+				emit(lx, T_FCOLON, 0, start, sp);
+				lex_format_spec(lx);
+				return;
+			}
+		}
+		uint8_t op = O_NONE;
+		uint32_t w = 0;
+		if (lx->i + 3 <= n)
+			for (size_t k = 0; k < sizeof ops3c; k++)
+				if (memcmp(s + lx->i, ops3[k], 3) == 0) {
+					op = ops3c[k];
+					w = 3;
+					break;
+				}
+		if (!op && lx->i + 2 <= n)
+			for (size_t k = 0; k < sizeof ops2c; k++)
+				if (s[lx->i] == ops2[k][0] && s[lx->i + 1] == ops2[k][1]) {
+					op = ops2c[k];
+					w = 2;
+					break;
+				}
+		if (!op) {
+			const char *f = memchr(ops1, c, sizeof ops1 - 1);
+			if (!f)
+				lx_decline(lx);
+			op = ops1c[f - ops1];
+			w = 1;
+		}
+		lx->i += w;
+		if (op == O_LPAR || op == O_LSQB || op == O_LBRACE) {
+			depth++;
+			if (!interp)
+				lx->brackets++;
+		} else if (op == O_RPAR || op == O_RSQB || op == O_RBRACE) {
+			if (interp ? depth == 0 : lx->brackets == 0)
+				lx_decline(lx);
+			depth--;
+			if (!interp)
+				lx->brackets--;
+		}
+		emit(lx, T_OP, op, start, sp);
+	}
+}
+
+static void tokenize(struct pyparser *p)
+{
+	struct lexer lx = {.p = p, .s = p->text, .len = p->len, .nindent = 1};
+	lx.indents[0] = 0;
+	lex_code(&lx, false);
+	emit_at(&lx, T_EOF, p->len, lpoint(&lx, p->len));
+}
+
+/* ---- parser: tokens and nodes ---- */
+
+static inline const struct tok *cur(const struct pyparser *p)
+{
+	return &p->toks[p->pos];
+}
+
+static inline const struct tok *peek(const struct pyparser *p, uint32_t k)
+{
+	uint32_t i = p->pos + k;
+	return &p->toks[i < p->ntoks ? i : p->ntoks - 1];
+}
+
+static inline bool tok_is_op(const struct tok *t, uint8_t op)
+{
+	return t->type == T_OP && t->op == op;
+}
+
+static inline bool is_op(const struct pyparser *p, uint8_t op)
+{
+	return tok_is_op(cur(p), op);
+}
+
+static inline bool is_kw(const struct pyparser *p, uint8_t kw)
+{
+	return cur(p)->type == T_NAME && cur(p)->op == kw;
+}
+
+static inline bool tok_is_soft(const struct tok *t)
+{
+	return t->op == O_NONE || t->op == K_PRINT || t->op == K_EXEC || t->op == K_ASYNC ||
+	       t->op == K_AWAIT || t->op == K_MATCH || t->op == K_CASE || t->op == K_TYPE ||
+	       t->op == K_FUTURE;
+}
+
+/* A name usable as an identifier here. */
+static inline bool is_ident(const struct pyparser *p)
+{
+	return cur(p)->type == T_NAME && tok_is_soft(cur(p));
+}
+
+static inline uint32_t advance(struct pyparser *p)
+{
+	if (cur(p)->type == T_EOF)
+		decline(p);
+	p->last = p->pos;
+	return p->pos++;
+}
+
+static void expect_op(struct pyparser *p, uint8_t op)
+{
+	if (!is_op(p, op))
+		decline(p);
+	advance(p);
+}
+
+static void expect_kw(struct pyparser *p, uint8_t kw)
+{
+	if (!is_kw(p, kw))
+		decline(p);
+	advance(p);
+}
+
+static void push(struct pyparser *p, uint32_t id, int field)
+{
+	if (p->nstk == p->capstk) {
+		p->capstk = p->capstk ? p->capstk * 2 : 256;
+		p->stk = xrealloc(p->stk, p->capstk * sizeof *p->stk);
+		p->stkf = xrealloc(p->stkf, p->capstk * sizeof *p->stkf);
+	}
+	p->stk[p->nstk] = id;
+	p->stkf[p->nstk] = field ? p->fld[field] : 0;
+	p->nstk++;
+}
+
+/* A node from (start, sp) to the end of the last consumed token, whose
+ * children are the pending ones above base. */
+static uint32_t make_at(struct pyparser *p, uint16_t sym, bool named, uint32_t base, uint32_t start,
+			struct pt_point sp)
+{
+	const struct tok *e = &p->toks[p->last];
+	struct pt_span span = {start, e->end, sp, e->ep};
+	if (e->end < start) {
+		span.end = start;
+		span.ep = sp;
+	}
+	uint32_t id = pt_add(p->t, sym, named, span, p->stk + base, p->stkf + base, p->nstk - base);
+	p->nstk = base;
+	return id;
+}
+
+/* The same, starting at token `t0`. */
+static inline uint32_t make(struct pyparser *p, int sym, uint32_t base, uint32_t t0)
+{
+	return make_at(p, p->sym[sym], true, base, p->toks[t0].start, p->toks[t0].sp);
+}
+
+/* The same, starting where node `first` starts. */
+static inline uint32_t make_from(struct pyparser *p, int sym, uint32_t base, uint32_t first)
+{
+	const struct pt_node *n = &p->t->nodes[first];
+	return make_at(p, p->sym[sym], true, base, n->start, n->sp);
+}
+
+/* A node spanning exactly token t (consumed), of symbol sym. */
+static uint32_t leaf_tok(struct pyparser *p, uint16_t sym, bool named, uint32_t t)
+{
+	const struct tok *k = &p->toks[t];
+	struct pt_span span = {k->start, k->end, k->sp, k->ep};
+	return pt_add(p->t, sym, named, span, NULL, NULL, 0);
+}
+
+static uint32_t leaf_span(struct pyparser *p, int sym, uint32_t a, uint32_t b, struct pt_point ap,
+			  struct pt_point bp, uint32_t base)
+{
+	struct pt_span span = {a, b, ap, bp};
+	uint32_t id = pt_add(p->t, p->sym[sym], true, span, p->stk + base, p->stkf + base,
+			     p->nstk - base);
+	p->nstk = base;
+	return id;
+}
+
+static uint32_t identifier(struct pyparser *p)
+{
+	if (!is_ident(p))
+		decline(p);
+	return leaf_tok(p, p->sym[S_IDENTIFIER], true, advance(p));
+}
+
+/* An anonymous operator / keyword token that fills a field. */
+static void push_op(struct pyparser *p, int field)
+{
+	uint32_t t = advance(p);
+	uint16_t sym = p->opsym[p->toks[t].op];
+	if (!sym)
+		decline(p);
+	push(p, leaf_tok(p, sym, false, t), field);
+}
+
+static void enter(struct pyparser *p)
+{
+	if (++p->depth > MAX_DEPTH)
+		decline(p);
+}
+
+static inline void leave(struct pyparser *p)
+{
+	p->depth--;
+}
+
+static inline uint16_t node_sym(const struct pyparser *p, uint32_t id)
+{
+	return p->t->nodes[id].sym;
+}
+
+static inline void set_sym(struct pyparser *p, uint32_t id, int sym)
+{
+	p->t->nodes[id].sym = p->sym[sym];
+}
+
+/* ---- strings ---- */
+
+/* A running position inside a token, for the points of its parts. */
+struct cursor {
+	uint32_t at;
+	struct pt_point pt;
+};
+
+static void cursor_to(const struct pyparser *p, struct cursor *c, uint32_t to)
+{
+	const char *s = p->text;
+	while (c->at < to) {
+		const char *nl = memchr(s + c->at, '\n', to - c->at);
+		if (!nl) {
+			c->pt.col += to - c->at;
+			c->at = to;
+			break;
+		}
+		uint32_t k = (uint32_t)(nl - s);
+		c->pt.row++;
+		c->pt.col = 0;
+		c->at = k + 1;
+	}
+}
+
+/* The length of an escape sequence at s[i] == '\\', or 0 if there is none
+ * (the backslash is then plain content). */
+static uint32_t escape_len(const char *s, uint32_t i, uint32_t end, bool bytes)
+{
+	uint32_t k = i + 1;
+	if (k >= end)
+		return 0;
+	char c = s[k];
+	if (bytes && (c == 'N' || c == 'u' || c == 'U'))
+		return 0;
+	int hex = c == 'u' ? 4 : c == 'U' ? 8 : c == 'x' ? 2 : 0;
+	if (hex) {
+		for (int j = 1; j <= hex; j++)
+			if (k + (uint32_t)j >= end || !is_hex((unsigned char)s[k + (uint32_t)j]))
+				return 0;
+		return 2 + (uint32_t)hex;
+	}
+	if (is_digit((unsigned char)c)) {
+		uint32_t j = k;
+		while (j < end && j < k + 3 && is_digit((unsigned char)s[j]))
+			j++;
+		return j - i;
+	}
+	if (c == '\n')
+		return 2;
+	if (c == '\r')
+		return k + 1 < end && s[k + 1] == '\n' ? 3 : 0;
+	if (strchr("'\"abfrntv\\", c))
+		return 2;
+	if (c == 'N' && k + 1 < end && s[k + 1] == '{') {
+		uint32_t j = k + 2;
+		while (j < end && s[j] != '}')
+			j++;
+		if (j < end && j > k + 2)
+			return j + 1 - i;
+	}
+	return 0;
+}
+
+/* A string_content node over text[a, b) with its escape sequences (and, in
+ * f-strings, escaped braces) as children. c is at a. */
+static void push_content(struct pyparser *p, struct cursor *c, uint32_t a, uint32_t b, uint8_t flags)
+{
+	if (a == b)
+		return;
+	const char *s = p->text;
+	uint32_t base = p->nstk;
+	struct pt_point ap = c->pt;
+	for (uint32_t i = a; i < b;) {
+		uint32_t n = 0;
+		int sym = S_ESCAPE_SEQUENCE;
+		if (s[i] == '\\' && !(flags & SF_RAW)) {
+			n = escape_len(s, i, b, flags & SF_BYTES);
+			if (!n) {
+				i += 1; /* a lone backslash: content, and so is what follows */
+				continue;
+			}
+		} else if ((flags & SF_FORMAT) && (s[i] == '{' || s[i] == '}')) {
+			n = 2;
+			sym = S_ESCAPE_INTERPOLATION;
+		} else if (s[i] == '\\') {
+			i += (i + 1 < b) ? 2 : 1; /* raw: backslash and the next char */
+			continue;
+		} else {
+			i++;
+			continue;
+		}
+		cursor_to(p, c, i);
+		struct pt_point ep_start = c->pt;
+		cursor_to(p, c, i + n);
+		push(p, leaf_span(p, sym, i, i + n, ep_start, c->pt, p->nstk), F_NONE);
+		i += n;
+	}
+	cursor_to(p, c, b);
+	push(p, leaf_span(p, S_STRING_CONTENT, a, b, ap, c->pt, base), F_NONE);
+}
+
+static uint32_t expression(struct pyparser *p);
+static uint32_t star_expressions(struct pyparser *p, bool allow_yield, int as_list_sym);
+
+/* string_start of a token: prefix and opening quote(s). */
+static void push_start(struct pyparser *p, const struct tok *k, struct cursor *c, uint32_t *body)
+{
+	const char *s = p->text;
+	uint32_t i = k->start;
+	while (s[i] != '"' && s[i] != '\'')
+		i++;
+	i += (k->op & SF_TRIPLE) ? 3 : 1;
+	*body = i;
+	struct pt_point sp = k->sp;
+	cursor_to(p, c, i);
+	struct pt_span span = {k->start, i, sp, c->pt};
+	push(p, pt_add(p->t, p->sym[S_STRING_START], true, span, NULL, NULL, 0), F_NONE);
+}
+
+static void push_end(struct pyparser *p, struct cursor *c, uint32_t a, uint32_t b)
+{
+	cursor_to(p, c, a);
+	struct pt_point ap = c->pt;
+	cursor_to(p, c, b);
+	push(p, leaf_span(p, S_STRING_END, a, b, ap, c->pt, p->nstk), F_NONE);
+}
+
+/* The fields of an interpolation / format_expression after its '{'. */
+static void interpolation_body(struct pyparser *p);
+
+static uint32_t fstring(struct pyparser *p)
+{
+	uint32_t t0 = advance(p);
+	const struct tok *k = &p->toks[t0];
+	uint8_t flags = k->op;
+	uint32_t base = p->nstk, body;
+	struct cursor c = {k->start, k->sp};
+	push_start(p, k, &c, &body);
+	for (;;) {
+		const struct tok *t = cur(p);
+		if (t->type == T_FMID) {
+			c = (struct cursor){t->start, t->sp};
+			push_content(p, &c, t->start, t->end, flags);
+			advance(p);
+		} else if (t->type == T_FLBRACE) {
+			uint32_t b0 = advance(p);
+			uint32_t ib = p->nstk;
+			interpolation_body(p);
+			push(p, make(p, S_INTERPOLATION, ib, b0), F_NONE);
+		} else if (t->type == T_FEND) {
+			c = (struct cursor){t->start, t->sp};
+			push_end(p, &c, t->start, t->end);
+			advance(p);
+			break;
+		} else {
+			decline(p);
+		}
+	}
+	return make(p, S_STRING, base, t0);
+}
+
+static void interpolation_body(struct pyparser *p)
+{
+	enter(p);
+	if (is_kw(p, K_YIELD) || is_op(p, O_STAR))
+		decline(p);
+	push(p, star_expressions(p, false, S_EXPRESSION_LIST), F_EXPRESSION);
+	if (is_op(p, O_EQ))
+		advance(p);
+	if (cur(p)->type == T_FCONV)
+		push(p, leaf_tok(p, p->sym[S_TYPE_CONVERSION], true, advance(p)), F_TYPE_CONVERSION);
+	if (cur(p)->type == T_FCOLON) {
+		uint32_t c0 = advance(p);
+		uint32_t fb = p->nstk;
+		for (;;) {
+			if (cur(p)->type == T_FSPEC) {
+				advance(p);
+			} else if (cur(p)->type == T_FLBRACE) {
+				uint32_t b0 = advance(p);
+				uint32_t ib = p->nstk;
+				interpolation_body(p);
+				push(p, make(p, S_FORMAT_EXPRESSION, ib, b0), F_NONE);
+			} else {
+				break;
+			}
+		}
+		push(p, make(p, S_FORMAT_SPECIFIER, fb, c0), F_FORMAT_SPECIFIER);
+	}
+	if (cur(p)->type != T_FRBRACE)
+		decline(p);
+	advance(p);
+	leave(p);
+}
+
+/* tree-sitter's scanner steps over a raw string's backslash pairs without
+ * counting them as content: when the body has nothing else, the pairs end up
+ * in string_end. */
+static bool raw_pairs_only(const char *s, uint32_t a, uint32_t b, char q)
+{
+	if (a == b)
+		return false;
+	for (uint32_t i = a; i < b;) {
+		if (s[i] != '\\')
+			return false;
+		i++;
+		if (i < b && (s[i] == q || s[i] == '\\'))
+			i++;
+		if (i < b && s[i] == '\r') {
+			i++;
+			if (i < b && s[i] == '\n')
+				i++;
+		} else if (i < b && s[i] == '\n') {
+			i++;
+		}
+	}
+	return true;
+}
+
+static uint32_t plain_string(struct pyparser *p)
+{
+	uint32_t t0 = advance(p);
+	const struct tok *k = &p->toks[t0];
+	uint32_t base = p->nstk, body;
+	struct cursor c = {k->start, k->sp};
+	push_start(p, k, &c, &body);
+	uint32_t qn = (k->op & SF_TRIPLE) ? 3 : 1;
+	if ((k->op & SF_RAW) && raw_pairs_only(p->text, body, k->end - qn, p->text[k->end - 1])) {
+		push_end(p, &c, body, k->end);
+	} else {
+		push_content(p, &c, body, k->end - qn, k->op);
+		push_end(p, &c, k->end - qn, k->end);
+	}
+	return make(p, S_STRING, base, t0);
+}
+
+static uint32_t strings(struct pyparser *p)
+{
+	uint32_t t0 = p->pos;
+	uint32_t base = p->nstk;
+	int n = 0;
+	while (cur(p)->type == T_STRING || cur(p)->type == T_FSTART) {
+		push(p, cur(p)->type == T_STRING ? plain_string(p) : fstring(p), F_NONE);
+		n++;
+	}
+	if (n == 1) {
+		p->nstk = base;
+		return p->stk[base];
+	}
+	return make(p, S_CONCATENATED_STRING, base, t0);
+}
+
+/* ---- expressions ---- */
+
+static uint32_t disjunction(struct pyparser *p);
+static uint32_t bitor(struct pyparser *p);
+static uint32_t unary(struct pyparser *p);
+static uint32_t primary(struct pyparser *p);
+static uint32_t lambda_expr(struct pyparser *p, bool in_for);
+static void comprehension_clauses(struct pyparser *p);
+static uint32_t yield_expr(struct pyparser *p);
+static void argument_list(struct pyparser *p, int field);
+
+/* Whether the current token can begin an expression. */
+static bool starts_expression(const struct tok *t)
+{
+	switch (t->type) {
+	case T_NAME:
+		return tok_is_soft(t) || t->op == K_NOT || t->op == K_LAMBDA || t->op == K_TRUE ||
+		       t->op == K_FALSE || t->op == K_NONE || t->op == K_AWAIT;
+	case T_INT: case T_FLOAT: case T_STRING: case T_FSTART:
+		return true;
+	case T_OP:
+		return t->op == O_LPAR || t->op == O_LSQB || t->op == O_LBRACE || t->op == O_MINUS ||
+		       t->op == O_PLUS || t->op == O_TILDE || t->op == O_ELLIPSIS;
+	default:
+		return false;
+	}
+}
+
+static uint32_t expression(struct pyparser *p)
+{
+	enter(p);
+	uint32_t r;
+	if (is_kw(p, K_LAMBDA)) {
+		r = lambda_expr(p, false);
+	} else if (is_ident(p) && tok_is_op(peek(p, 1), O_WALRUS)) {
+		uint32_t base = p->nstk;
+		uint32_t name = identifier(p);
+		push(p, name, F_NAME);
+		advance(p);
+		push(p, expression(p), F_VALUE);
+		r = make_from(p, S_NAMED_EXPRESSION, base, name);
+	} else {
+		r = disjunction(p);
+		if (is_kw(p, K_IF)) {
+			uint32_t base = p->nstk;
+			push(p, r, F_NONE);
+			advance(p);
+			push(p, disjunction(p), F_NONE);
+			expect_kw(p, K_ELSE);
+			push(p, expression(p), F_NONE);
+			r = make_from(p, S_CONDITIONAL_EXPRESSION, base, r);
+		}
+	}
+	leave(p);
+	return r;
+}
+
+static uint32_t comparison(struct pyparser *p)
+{
+	uint32_t l = bitor(p);
+	uint32_t base = p->nstk;
+	bool cmp = false;
+	for (;;) {
+		const struct tok *t = cur(p), *u = peek(p, 1);
+		int two = -1; /* symbol of a two-word operator */
+		bool one = false;
+		if (t->type == T_OP)
+			one = t->op == O_LT || t->op == O_GT || t->op == O_LE || t->op == O_GE ||
+			      t->op == O_EQEQ || t->op == O_NE || t->op == O_LTGT;
+		else if (t->type == T_NAME && t->op == K_IN)
+			one = true;
+		else if (t->type == T_NAME && t->op == K_IS)
+			if (u->type == T_NAME && u->op == K_NOT)
+				two = S_IS_NOT;
+			else
+				one = true;
+		else if (t->type == T_NAME && t->op == K_NOT && u->type == T_NAME && u->op == K_IN)
+			two = S_NOT_IN;
+		if (!one && two < 0)
+			break;
+		if (!cmp) {
+			push(p, l, F_NONE);
+			cmp = true;
+		}
+		if (two >= 0) {
+			uint32_t a = advance(p);
+			advance(p);
+			const struct tok *ta = &p->toks[a], *tb = &p->toks[p->last];
+			struct pt_span span = {ta->start, tb->end, ta->sp, tb->ep};
+			push(p, pt_add(p->t, p->sym[two], false, span, NULL, NULL, 0), F_OPERATORS);
+		} else {
+			push_op(p, F_OPERATORS);
+		}
+		push(p, bitor(p), F_NONE);
+	}
+	return cmp ? make_from(p, S_COMPARISON_OPERATOR, base, l) : l;
+}
+
+static uint32_t inversion(struct pyparser *p)
+{
+	if (!is_kw(p, K_NOT))
+		return comparison(p);
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	enter(p);
+	push(p, inversion(p), F_ARGUMENT);
+	leave(p);
+	return make(p, S_NOT_OPERATOR, base, t0);
+}
+
+/* `or` chains of `and` chains, left-associative. */
+static uint32_t boolean_chain(struct pyparser *p, uint8_t kw)
+{
+	uint32_t l = kw == K_OR ? boolean_chain(p, K_AND) : inversion(p);
+	while (is_kw(p, kw)) {
+		uint32_t base = p->nstk;
+		push(p, l, F_LEFT);
+		push_op(p, F_OPERATOR);
+		enter(p);
+		push(p, kw == K_OR ? boolean_chain(p, K_AND) : inversion(p), F_RIGHT);
+		leave(p);
+		l = make_from(p, S_BOOLEAN_OPERATOR, base, l);
+	}
+	return l;
+}
+
+static uint32_t disjunction(struct pyparser *p)
+{
+	return boolean_chain(p, K_OR);
+}
+
+/* tree-sitter-python's binary precedences (^ binds tighter than &). */
+static int binary_prec(const struct tok *t)
+{
+	if (t->type != T_OP)
+		return 0;
+	switch (t->op) {
+	case O_PIPE: return 14;
+	case O_AMP: return 15;
+	case O_CARET: return 16;
+	case O_LSHIFT: case O_RSHIFT: return 17;
+	case O_PLUS: case O_MINUS: return 18;
+	case O_STAR: case O_AT: case O_SLASH: case O_PERCENT: case O_DSLASH: return 19;
+	default: return 0;
+	}
+}
+
+static uint32_t binary(struct pyparser *p, int min)
+{
+	uint32_t l = unary(p);
+	for (;;) {
+		int prec = binary_prec(cur(p));
+		if (!prec || prec < min)
+			return l;
+		uint32_t base = p->nstk;
+		push(p, l, F_LEFT);
+		push_op(p, F_OPERATOR);
+		enter(p);
+		push(p, binary(p, prec + 1), F_RIGHT);
+		leave(p);
+		l = make_from(p, S_BINARY_OPERATOR, base, l);
+	}
+}
+
+static uint32_t bitor(struct pyparser *p)
+{
+	return binary(p, 14);
+}
+
+static uint32_t power(struct pyparser *p)
+{
+	uint32_t l;
+	if (is_kw(p, K_AWAIT) && starts_expression(peek(p, 1)) &&
+	    !(peek(p, 1)->type == T_NAME && peek(p, 1)->op == K_NOT)) {
+		uint32_t base = p->nstk;
+		uint32_t t0 = advance(p);
+		enter(p);
+		push(p, power(p), F_NONE);
+		leave(p);
+		return make(p, S_AWAIT, base, t0);
+	}
+	l = primary(p);
+	if (is_op(p, O_POW)) {
+		uint32_t base = p->nstk;
+		push(p, l, F_LEFT);
+		push_op(p, F_OPERATOR);
+		enter(p);
+		push(p, unary(p), F_RIGHT);
+		leave(p);
+		l = make_from(p, S_BINARY_OPERATOR, base, l);
+	}
+	return l;
+}
+
+static uint32_t unary(struct pyparser *p)
+{
+	if (is_op(p, O_MINUS) || is_op(p, O_PLUS) || is_op(p, O_TILDE)) {
+		uint32_t base = p->nstk;
+		uint32_t t0 = p->pos;
+		push_op(p, F_OPERATOR);
+		enter(p);
+		push(p, unary(p), F_ARGUMENT);
+		leave(p);
+		return make(p, S_UNARY_OPERATOR, base, t0);
+	}
+	return power(p);
+}
+
+/* An element of a list / tuple / set / call: `*x` or an expression. In
+ * lists, sets and expression lists tree-sitter reads `*a.b` as `(*a).b`:
+ * there (bare) only `*name` is taken. */
+static uint32_t star_element_in(struct pyparser *p, bool bare)
+{
+	if (is_op(p, O_STAR)) {
+		uint32_t base = p->nstk;
+		uint32_t t0 = advance(p);
+		uint32_t e = expression(p);
+		if (bare && p->t->nodes[e].sym != p->sym[S_IDENTIFIER])
+			decline(p);
+		push(p, e, F_NONE);
+		return make(p, S_LIST_SPLAT, base, t0);
+	}
+	return expression(p);
+}
+
+static inline uint32_t star_element(struct pyparser *p)
+{
+	return star_element_in(p, true);
+}
+
+/* Comma-separated elements ending before a token that cannot continue
+ * them; one element without a trailing comma is returned alone, more are
+ * wrapped in list_sym. */
+static uint32_t star_expressions(struct pyparser *p, bool allow_yield, int list_sym)
+{
+	if (allow_yield && is_kw(p, K_YIELD))
+		return yield_expr(p);
+	uint32_t base = p->nstk;
+	uint32_t first = star_element(p);
+	if (!is_op(p, O_COMMA))
+		return first;
+	push(p, first, F_NONE);
+	while (is_op(p, O_COMMA)) {
+		advance(p);
+		if (!starts_expression(cur(p)) && !is_op(p, O_STAR))
+			break;
+		push(p, star_element(p), F_NONE);
+	}
+	return make_from(p, list_sym, base, first);
+}
+
+static uint32_t yield_expr(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	if (is_kw(p, K_FROM)) {
+		advance(p);
+		push(p, expression(p), F_NONE);
+	} else if (starts_expression(cur(p))) {
+		uint32_t e = star_expressions(p, false, S_EXPRESSION_LIST);
+		const struct pt_node *n = &p->t->nodes[e];
+		if (n->sym == p->sym[S_EXPRESSION_LIST])
+			for (uint32_t i = 0; i < n->nkids; i++)
+				if (p->t->nodes[p->t->kids[n->kids + i]].sym == p->sym[S_LIST_SPLAT])
+					decline(p); /* tree-sitter does not splat in a yield */
+		push(p, e, F_NONE);
+	} else if (is_op(p, O_STAR)) {
+		decline(p);
+	}
+	return make(p, S_YIELD, base, t0);
+}
+
+/* Collection elements after the first, to the closing bracket. */
+static void more_elements(struct pyparser *p, uint8_t close)
+{
+	while (is_op(p, O_COMMA)) {
+		advance(p);
+		if (is_op(p, close))
+			break;
+		if (is_kw(p, K_YIELD))
+			push(p, yield_expr(p), F_NONE);
+		else
+			push(p, star_element_in(p, close != O_RPAR), F_NONE);
+	}
+	expect_op(p, close);
+}
+
+static uint32_t paren_atom(struct pyparser *p)
+{
+	uint32_t t0 = advance(p);
+	uint32_t base = p->nstk;
+	if (is_op(p, O_RPAR)) {
+		advance(p);
+		return make(p, S_TUPLE, base, t0);
+	}
+	if (is_kw(p, K_YIELD)) {
+		push(p, yield_expr(p), F_NONE);
+		if (is_op(p, O_COMMA))
+			decline(p);
+		expect_op(p, O_RPAR);
+		return make(p, S_PARENTHESIZED_EXPRESSION, base, t0);
+	}
+	bool splat = is_op(p, O_STAR);
+	uint32_t e = star_element_in(p, false);
+	if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
+		push(p, e, F_BODY);
+		comprehension_clauses(p);
+		expect_op(p, O_RPAR);
+		return make(p, S_GENERATOR_EXPRESSION, base, t0);
+	}
+	push(p, e, F_NONE);
+	if (is_op(p, O_RPAR)) {
+		if (splat)
+			decline(p); /* (*a): parenthesized_list_splat */
+		advance(p);
+		return make(p, S_PARENTHESIZED_EXPRESSION, base, t0);
+	}
+	if (!is_op(p, O_COMMA))
+		decline(p);
+	more_elements(p, O_RPAR);
+	return make(p, S_TUPLE, base, t0);
+}
+
+static uint32_t list_atom(struct pyparser *p)
+{
+	uint32_t t0 = advance(p);
+	uint32_t base = p->nstk;
+	if (is_op(p, O_RSQB)) {
+		advance(p);
+		return make(p, S_LIST, base, t0);
+	}
+	bool splat = is_op(p, O_STAR);
+	uint32_t e = is_kw(p, K_YIELD) ? yield_expr(p) : star_element(p);
+	if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
+		push(p, e, F_BODY);
+		comprehension_clauses(p);
+		expect_op(p, O_RSQB);
+		return make(p, S_LIST_COMPREHENSION, base, t0);
+	}
+	push(p, e, F_NONE);
+	more_elements(p, O_RSQB);
+	return make(p, S_LIST, base, t0);
+}
+
+static uint32_t dict_item(struct pyparser *p)
+{
+	if (is_op(p, O_POW)) {
+		uint32_t base = p->nstk;
+		uint32_t t0 = advance(p);
+		push(p, expression(p), F_NONE);
+		return make(p, S_DICTIONARY_SPLAT, base, t0);
+	}
+	uint32_t base = p->nstk;
+	uint32_t k = expression(p);
+	push(p, k, F_KEY);
+	expect_op(p, O_COLON);
+	push(p, expression(p), F_VALUE);
+	return make_from(p, S_PAIR, base, k);
+}
+
+static uint32_t brace_atom(struct pyparser *p)
+{
+	uint32_t t0 = advance(p);
+	uint32_t base = p->nstk;
+	if (is_op(p, O_RBRACE)) {
+		advance(p);
+		return make(p, S_DICTIONARY, base, t0);
+	}
+	bool is_dict = is_op(p, O_POW);
+	uint32_t first;
+	if (!is_dict) {
+		bool splat = is_op(p, O_STAR);
+		first = star_element(p);
+		if (!splat && is_op(p, O_COLON)) {
+			is_dict = true;
+			uint32_t pb = p->nstk;
+			push(p, first, F_KEY);
+			advance(p);
+			push(p, expression(p), F_VALUE);
+			first = make_from(p, S_PAIR, pb, first);
+		} else {
+			if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
+				push(p, first, F_BODY);
+				comprehension_clauses(p);
+				expect_op(p, O_RBRACE);
+				return make(p, S_SET_COMPREHENSION, base, t0);
+			}
+			push(p, first, F_NONE);
+			more_elements(p, O_RBRACE);
+			return make(p, S_SET, base, t0);
+		}
+	} else {
+		first = dict_item(p);
+	}
+	if (node_sym(p, first) == p->sym[S_PAIR] &&
+	    (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
+		push(p, first, F_BODY);
+		comprehension_clauses(p);
+		expect_op(p, O_RBRACE);
+		return make(p, S_DICTIONARY_COMPREHENSION, base, t0);
+	}
+	push(p, first, F_NONE);
+	while (is_op(p, O_COMMA)) {
+		advance(p);
+		if (is_op(p, O_RBRACE))
+			break;
+		push(p, dict_item(p), F_NONE);
+	}
+	expect_op(p, O_RBRACE);
+	return make(p, S_DICTIONARY, base, t0);
+}
+
+static uint32_t atom(struct pyparser *p)
+{
+	const struct tok *t = cur(p);
+	switch (t->type) {
+	case T_NAME:
+		switch (t->op) {
+		case K_TRUE: return leaf_tok(p, p->sym[S_TRUE], true, advance(p));
+		case K_FALSE: return leaf_tok(p, p->sym[S_FALSE], true, advance(p));
+		case K_NONE: return leaf_tok(p, p->sym[S_NONE], true, advance(p));
+		default: return identifier(p);
+		}
+	case T_INT: return leaf_tok(p, p->sym[S_INTEGER], true, advance(p));
+	case T_FLOAT: return leaf_tok(p, p->sym[S_FLOAT], true, advance(p));
+	case T_STRING: case T_FSTART: return strings(p);
+	case T_OP:
+		switch (t->op) {
+		case O_ELLIPSIS: return leaf_tok(p, p->sym[S_ELLIPSIS], true, advance(p));
+		case O_LPAR: return paren_atom(p);
+		case O_LSQB: return list_atom(p);
+		case O_LBRACE: return brace_atom(p);
+		default: break;
+		}
+		break;
+	default:
+		break;
+	}
+	decline(p);
+}
+
+/* One subscript element: an expression or a slice. */
+static uint32_t subscript_element(struct pyparser *p)
+{
+	uint32_t t0 = p->pos;
+	uint32_t base = p->nstk;
+	uint32_t e = PT_NULL;
+	if (!is_op(p, O_COLON)) {
+		if (is_op(p, O_STAR))
+			decline(p);
+		e = expression(p);
+		if (!is_op(p, O_COLON))
+			return e;
+		push(p, e, F_NONE);
+	}
+	advance(p); /* the first ':' */
+	if (starts_expression(cur(p)))
+		push(p, expression(p), F_NONE);
+	if (is_op(p, O_COLON)) {
+		advance(p);
+		if (starts_expression(cur(p)))
+			push(p, expression(p), F_NONE);
+	}
+	return make(p, S_SLICE, base, t0);
+}
+
+static uint32_t primary(struct pyparser *p)
+{
+	uint32_t a = atom(p);
+	for (;;) {
+		if (is_op(p, O_DOT)) {
+			uint32_t base = p->nstk;
+			push(p, a, F_OBJECT);
+			advance(p);
+			/* after '.', a keyword is a plain name to tree-sitter */
+			if (cur(p)->type != T_NAME)
+				decline(p);
+			push(p, leaf_tok(p, p->sym[S_IDENTIFIER], true, advance(p)), F_ATTRIBUTE);
+			a = make_from(p, S_ATTRIBUTE, base, a);
+		} else if (is_op(p, O_LPAR)) {
+			uint32_t base = p->nstk;
+			push(p, a, F_FUNCTION);
+			argument_list(p, F_ARGUMENTS);
+			a = make_from(p, S_CALL, base, a);
+		} else if (is_op(p, O_LSQB)) {
+			uint32_t base = p->nstk;
+			push(p, a, F_VALUE);
+			advance(p);
+			enter(p);
+			push(p, subscript_element(p), F_SUBSCRIPT);
+			while (is_op(p, O_COMMA)) {
+				advance(p);
+				if (is_op(p, O_RSQB))
+					break;
+				push(p, subscript_element(p), F_SUBSCRIPT);
+			}
+			leave(p);
+			expect_op(p, O_RSQB);
+			a = make_from(p, S_SUBSCRIPT, base, a);
+		} else {
+			return a;
+		}
+	}
+}
+
+/* `(` arguments `)`: an argument_list, or a generator_expression when a
+ * comprehension is the only argument; pushed with `field`. */
+static void argument_list(struct pyparser *p, int field)
+{
+	uint32_t t0 = advance(p);
+	uint32_t base = p->nstk;
+	enter(p);
+	bool first = true;
+	while (!is_op(p, O_RPAR)) {
+		if (!first) {
+			expect_op(p, O_COMMA);
+			if (is_op(p, O_RPAR))
+				break;
+		}
+		if (is_op(p, O_STAR)) {
+			uint32_t b = p->nstk;
+			uint32_t s0 = advance(p);
+			push(p, expression(p), F_NONE);
+			push(p, make(p, S_LIST_SPLAT, b, s0), F_NONE);
+		} else if (is_op(p, O_POW)) {
+			uint32_t b = p->nstk;
+			uint32_t s0 = advance(p);
+			push(p, expression(p), F_NONE);
+			push(p, make(p, S_DICTIONARY_SPLAT, b, s0), F_NONE);
+		} else if (cur(p)->type == T_NAME && tok_is_op(peek(p, 1), O_EQ)) {
+			uint32_t b = p->nstk;
+			uint32_t name;
+			if (!tok_is_soft(cur(p)))
+				decline(p);
+			name = identifier(p);
+			push(p, name, F_NAME);
+			advance(p);
+			push(p, expression(p), F_VALUE);
+			push(p, make_from(p, S_KEYWORD_ARGUMENT, b, name), F_NONE);
+		} else if (is_op(p, O_LPAR) && tok_is_op(peek(p, 1), O_STAR)) {
+			decline(p); /* (*a): parenthesized_list_splat */
+		} else {
+			uint32_t e = expression(p);
+			if (first && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
+				push(p, e, F_BODY);
+				comprehension_clauses(p);
+				expect_op(p, O_RPAR);
+				leave(p);
+				push(p, make(p, S_GENERATOR_EXPRESSION, base, t0), field);
+				return;
+			}
+			push(p, e, F_NONE);
+		}
+		first = false;
+	}
+	advance(p);
+	leave(p);
+	push(p, make(p, S_ARGUMENT_LIST, base, t0), field);
+}
+
+/* ---- targets (patterns) ---- */
+
+/* Turns an expression node parsed as an assignment / loop target into the
+ * pattern tree-sitter builds for it. */
+static void to_pattern(struct pyparser *p, uint32_t id)
+{
+	struct pt_node *n = &p->t->nodes[id];
+	uint16_t s = n->sym;
+	if (s == p->sym[S_IDENTIFIER] || s == p->sym[S_ATTRIBUTE] || s == p->sym[S_SUBSCRIPT])
+		return;
+	int to;
+	if (s == p->sym[S_TUPLE])
+		to = S_TUPLE_PATTERN;
+	else if (s == p->sym[S_LIST])
+		to = S_LIST_PATTERN;
+	else if (s == p->sym[S_EXPRESSION_LIST])
+		to = S_PATTERN_LIST;
+	else if (s == p->sym[S_LIST_SPLAT])
+		to = S_LIST_SPLAT_PATTERN;
+	else if (s == p->sym[S_PARENTHESIZED_EXPRESSION])
+		to = S_TUPLE_PATTERN;
+	else
+		decline(p);
+	set_sym(p, id, to);
+	enter(p);
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		uint32_t k = p->t->kids[n->kids + i];
+		if (to == S_LIST_SPLAT_PATTERN) {
+			uint16_t ks = p->t->nodes[k].sym;
+			if (ks != p->sym[S_IDENTIFIER] && ks != p->sym[S_ATTRIBUTE] &&
+			    ks != p->sym[S_SUBSCRIPT])
+				decline(p);
+		} else {
+			to_pattern(p, k);
+		}
+	}
+	leave(p);
+}
+
+/* Loop targets: `a`, `a, b`, `(a, b), *c` (stops before `in`). */
+static uint32_t targets(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t first = PT_NULL;
+	int n = 0;
+	bool comma = false;
+	for (;;) {
+		uint32_t e;
+		if (is_op(p, O_STAR)) {
+			uint32_t b = p->nstk;
+			uint32_t s0 = advance(p);
+			push(p, bitor(p), F_NONE);
+			e = make(p, S_LIST_SPLAT, b, s0);
+		} else {
+			e = bitor(p);
+		}
+		if (first == PT_NULL)
+			first = e;
+		push(p, e, F_NONE);
+		n++;
+		if (!is_op(p, O_COMMA))
+			break;
+		advance(p);
+		comma = true;
+		if (is_kw(p, K_IN))
+			break;
+	}
+	uint32_t r;
+	if (n == 1 && !comma) {
+		p->nstk = base;
+		r = first;
+	} else {
+		r = make_from(p, S_EXPRESSION_LIST, base, first);
+	}
+	to_pattern(p, r);
+	return r;
+}
+
+static void comprehension_clauses(struct pyparser *p)
+{
+	enter(p);
+	for (;;) {
+		if (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR)) {
+			uint32_t base = p->nstk;
+			uint32_t t0 = p->pos;
+			if (is_kw(p, K_ASYNC))
+				advance(p);
+			advance(p);
+			push(p, targets(p), F_LEFT);
+			expect_kw(p, K_IN);
+			for (;;) {
+				push(p, is_kw(p, K_LAMBDA) ? lambda_expr(p, true) : disjunction(p), F_RIGHT);
+				if (!is_op(p, O_COMMA))
+					break;
+				if (!starts_expression(peek(p, 1))) {
+					advance(p); /* a trailing comma: in the range, not a child */
+					break;
+				}
+				push_op(p, F_RIGHT);
+			}
+			push(p, make(p, S_FOR_IN_CLAUSE, base, t0), F_NONE);
+		} else if (is_kw(p, K_IF)) {
+			uint32_t base = p->nstk;
+			uint32_t t0 = advance(p);
+			push(p, disjunction(p), F_NONE);
+			push(p, make(p, S_IF_CLAUSE, base, t0), F_NONE);
+		} else {
+			break;
+		}
+	}
+	leave(p);
+}
+
+/* ---- parameters, lambda, types ---- */
+
+static uint32_t type_node(struct pyparser *p);
+
+/* A generic type: name[type, ...]. */
+static uint32_t generic_type(struct pyparser *p)
+{
+	uint32_t t0 = p->pos;
+	uint32_t gb = p->nstk;
+	push(p, identifier(p), F_NONE);
+	uint32_t b0 = advance(p);
+	uint32_t tb = p->nstk;
+	push(p, type_node(p), F_NONE);
+	while (is_op(p, O_COMMA)) {
+		advance(p);
+		if (is_op(p, O_RSQB))
+			break;
+		push(p, type_node(p), F_NONE);
+	}
+	expect_op(p, O_RSQB);
+	push(p, make(p, S_TYPE_PARAMETER, tb, b0), F_NONE);
+	return make(p, S_GENERIC_TYPE, gb, t0);
+}
+
+static inline bool at_generic(const struct pyparser *p)
+{
+	return is_ident(p) && tok_is_op(peek(p, 1), O_LSQB);
+}
+
+/* An annotation. tree-sitter reads it as an expression, except that a
+ * leading name[...] is a generic_type, and then `|` makes left-associative
+ * union_types whose right side is another generic or an expression that
+ * takes all the rest. */
+static uint32_t type_node(struct pyparser *p)
+{
+	uint32_t t0 = p->pos;
+	uint32_t base = p->nstk;
+	enter(p);
+	if (is_op(p, O_STAR) || is_op(p, O_POW))
+		decline(p); /* splat_type */
+	if (!at_generic(p)) {
+		push(p, expression(p), F_NONE);
+		leave(p);
+		return make(p, S_TYPE, base, t0);
+	}
+	push(p, generic_type(p), F_NONE);
+	uint32_t left = make(p, S_TYPE, base, t0);
+	while (is_op(p, O_PIPE)) {
+		uint32_t ub = p->nstk;
+		push(p, left, F_NONE);
+		advance(p);
+		uint32_t r0 = p->pos;
+		uint32_t rb = p->nstk;
+		bool gen = at_generic(p);
+		push(p, gen ? generic_type(p) : expression(p), F_NONE);
+		push(p, make(p, S_TYPE, rb, r0), F_NONE);
+		push(p, make(p, S_UNION_TYPE, ub, t0), F_NONE);
+		left = make(p, S_TYPE, ub, t0);
+		if (!gen)
+			break;
+	}
+	const struct tok *t = cur(p);
+	if (t->type == T_OP && (binary_prec(t) || t->op == O_DOT || t->op == O_LPAR ||
+				t->op == O_LSQB || t->op == O_POW))
+		decline(p);
+	if (t->type == T_NAME && (t->op == K_IF || t->op == K_AND || t->op == K_OR ||
+				  t->op == K_IN || t->op == K_IS || t->op == K_NOT))
+		decline(p);
+	leave(p);
+	return left;
+}
+
+/* One parameter of a def (typed) or a lambda. */
+static uint32_t parameter(struct pyparser *p, bool typed)
+{
+	uint32_t t0 = p->pos;
+	uint32_t base = p->nstk;
+	if (is_op(p, O_SLASH))
+		return leaf_tok(p, p->sym[S_POSITIONAL_SEPARATOR], true, advance(p));
+	if (is_op(p, O_STAR) || is_op(p, O_POW)) {
+		bool dbl = is_op(p, O_POW);
+		if (!dbl && (tok_is_op(peek(p, 1), O_COMMA) || tok_is_op(peek(p, 1), O_RPAR) ||
+			     tok_is_op(peek(p, 1), O_COLON)))
+			return leaf_tok(p, p->sym[S_KEYWORD_SEPARATOR], true, advance(p));
+		advance(p);
+		push(p, identifier(p), F_NONE);
+		uint32_t sp = make(p, dbl ? S_DICTIONARY_SPLAT_PATTERN : S_LIST_SPLAT_PATTERN, base, t0);
+		if (typed && is_op(p, O_COLON)) {
+			push(p, sp, F_NONE);
+			advance(p);
+			push(p, type_node(p), F_TYPE);
+			return make(p, S_TYPED_PARAMETER, base, t0);
+		}
+		return sp;
+	}
+	uint32_t name = identifier(p);
+	if (typed && is_op(p, O_COLON)) {
+		advance(p);
+		uint32_t ty = type_node(p);
+		if (is_op(p, O_EQ)) {
+			push(p, name, F_NAME);
+			push(p, ty, F_TYPE);
+			advance(p);
+			push(p, expression(p), F_VALUE);
+			return make(p, S_TYPED_DEFAULT_PARAMETER, base, t0);
+		}
+		push(p, name, F_NONE);
+		push(p, ty, F_TYPE);
+		return make(p, S_TYPED_PARAMETER, base, t0);
+	}
+	if (is_op(p, O_EQ)) {
+		push(p, name, F_NAME);
+		advance(p);
+		push(p, expression(p), F_VALUE);
+		return make(p, S_DEFAULT_PARAMETER, base, t0);
+	}
+	return name;
+}
+
+static uint32_t lambda_expr(struct pyparser *p, bool in_for)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	if (!is_op(p, O_COLON)) {
+		uint32_t pb = p->nstk;
+		uint32_t p0 = p->pos;
+		for (;;) {
+			push(p, parameter(p, false), F_NONE);
+			if (!is_op(p, O_COMMA))
+				break;
+			advance(p);
+			if (is_op(p, O_COLON))
+				break;
+		}
+		push(p, make(p, S_LAMBDA_PARAMETERS, pb, p0), F_PARAMETERS);
+	}
+	expect_op(p, O_COLON);
+	enter(p);
+	push(p, in_for ? (is_kw(p, K_LAMBDA) ? lambda_expr(p, true) : disjunction(p)) : expression(p),
+	     F_BODY);
+	leave(p);
+	return make(p, S_LAMBDA, base, t0);
+}
+
+static uint32_t parameters(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	expect_op(p, O_LPAR);
+	while (!is_op(p, O_RPAR)) {
+		if (is_op(p, O_LPAR))
+			decline(p); /* Python 2 tuple parameters */
+		push(p, parameter(p, true), F_NONE);
+		if (!is_op(p, O_COMMA))
+			break;
+		advance(p);
+	}
+	expect_op(p, O_RPAR);
+	return make(p, S_PARAMETERS, base, t0);
+}
+
+/* ---- statements ---- */
+
+static void statement(struct pyparser *p);
+static void simple_statements(struct pyparser *p);
+
+static bool is_augassign(const struct tok *t)
+{
+	return t->type == T_OP && t->op >= O_PLUSEQ && t->op <= O_ATEQ;
+}
+
+/* After a compound statement's ':': an indented block, or simple
+ * statements on the same line; pushed as a block with `field`. */
+static void suite(struct pyparser *p, int field)
+{
+	uint32_t base = p->nstk;
+	enter(p);
+	if (cur(p)->type == T_NEWLINE) {
+		advance(p);
+		if (cur(p)->type != T_INDENT)
+			decline(p);
+		advance(p);
+		uint32_t t0 = p->pos;
+		while (cur(p)->type != T_DEDENT)
+			statement(p);
+		advance(p);
+		push(p, make(p, S_BLOCK, base, t0), field);
+	} else {
+		uint32_t t0 = p->pos;
+		simple_statements(p);
+		push(p, make(p, S_BLOCK, base, t0), field);
+	}
+	leave(p);
+}
+
+/* The right side of `=`: yield, another assignment, or expressions. */
+static uint32_t right_side(struct pyparser *p)
+{
+	if (is_kw(p, K_YIELD))
+		return yield_expr(p);
+	uint32_t e = star_expressions(p, false, S_EXPRESSION_LIST);
+	if (is_op(p, O_EQ)) {
+		uint32_t base = p->nstk;
+		to_pattern(p, e);
+		push(p, e, F_LEFT);
+		advance(p);
+		enter(p);
+		push(p, right_side(p), F_RIGHT);
+		leave(p);
+		return make_from(p, S_ASSIGNMENT, base, e);
+	}
+	if (is_augassign(cur(p)))
+		decline(p);
+	return e;
+}
+
+static void expression_statement(struct pyparser *p)
+{
+	uint32_t t0 = p->pos;
+	uint32_t base = p->nstk;
+	if (is_kw(p, K_YIELD)) {
+		push(p, yield_expr(p), F_NONE);
+		push(p, make(p, S_EXPRESSION_STATEMENT, base, t0), F_NONE);
+		return;
+	}
+	/* the elements, kept apart: `a, b` alone is not an expression_list */
+	uint32_t first = star_element(p);
+	push(p, first, F_NONE);
+	bool comma = false;
+	while (is_op(p, O_COMMA)) {
+		advance(p);
+		comma = true;
+		if (!starts_expression(cur(p)) && !is_op(p, O_STAR))
+			break;
+		push(p, star_element(p), F_NONE);
+	}
+	uint32_t n = p->nstk - base;
+	const struct tok *t = cur(p);
+	if (tok_is_op(t, O_EQ) || is_augassign(t) || (tok_is_op(t, O_COLON) && n == 1 && !comma)) {
+		uint32_t left = n == 1 && !comma ? first : make_from(p, S_EXPRESSION_LIST, base, first);
+		p->nstk = base;
+		to_pattern(p, left);
+		push(p, left, F_LEFT);
+		if (tok_is_op(t, O_EQ)) {
+			advance(p);
+			push(p, right_side(p), F_RIGHT);
+			left = make_from(p, S_ASSIGNMENT, base, left);
+		} else if (is_augassign(t)) {
+			push_op(p, F_OPERATOR);
+			push(p, right_side(p), F_RIGHT);
+			left = make_from(p, S_AUGMENTED_ASSIGNMENT, base, left);
+		} else {
+			advance(p);
+			push(p, type_node(p), F_TYPE);
+			if (is_op(p, O_EQ)) {
+				advance(p);
+				push(p, right_side(p), F_RIGHT);
+			}
+			left = make_from(p, S_ASSIGNMENT, base, left);
+		}
+		push(p, left, F_NONE);
+	}
+	push(p, make(p, S_EXPRESSION_STATEMENT, base, t0), F_NONE);
+}
+
+static uint32_t dotted_name(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	push(p, identifier(p), F_NONE);
+	while (is_op(p, O_DOT)) {
+		advance(p);
+		push(p, identifier(p), F_NONE);
+	}
+	return make(p, S_DOTTED_NAME, base, t0);
+}
+
+/* `a.b`, `a.b as c`, comma-separated, each pushed with field name; with
+ * parentheses when allowed. */
+static void import_list(struct pyparser *p, bool parens_ok)
+{
+	bool parens = parens_ok && is_op(p, O_LPAR);
+	if (parens)
+		advance(p);
+	for (;;) {
+		uint32_t base = p->nstk;
+		uint32_t d = dotted_name(p);
+		if (is_kw(p, K_AS)) {
+			push(p, d, F_NAME);
+			advance(p);
+			push(p, identifier(p), F_ALIAS);
+			d = make_from(p, S_ALIASED_IMPORT, base, d);
+		}
+		push(p, d, F_NAME);
+		if (!is_op(p, O_COMMA))
+			break;
+		advance(p);
+		if (parens ? is_op(p, O_RPAR) : cur(p)->type == T_NEWLINE || is_op(p, O_SEMI))
+			break;
+	}
+	if (parens)
+		expect_op(p, O_RPAR);
+}
+
+static void simple_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	const struct tok *t = cur(p);
+	int sym = -1;
+	if (t->type == T_NAME) {
+		switch (t->op) {
+		case K_PASS: advance(p); sym = S_PASS_STATEMENT; break;
+		case K_BREAK: advance(p); sym = S_BREAK_STATEMENT; break;
+		case K_CONTINUE: advance(p); sym = S_CONTINUE_STATEMENT; break;
+		case K_RETURN:
+			advance(p);
+			if (starts_expression(cur(p)) || is_op(p, O_STAR))
+				push(p, star_expressions(p, false, S_EXPRESSION_LIST), F_NONE);
+			sym = S_RETURN_STATEMENT;
+			break;
+		case K_DEL:
+			advance(p);
+			push(p, star_expressions(p, false, S_EXPRESSION_LIST), F_NONE);
+			sym = S_DELETE_STATEMENT;
+			break;
+		case K_RAISE:
+			advance(p);
+			if (starts_expression(cur(p)))
+				push(p, star_expressions(p, false, S_EXPRESSION_LIST), F_NONE);
+			if (is_kw(p, K_FROM)) {
+				advance(p);
+				push(p, expression(p), F_CAUSE);
+			}
+			sym = S_RAISE_STATEMENT;
+			break;
+		case K_GLOBAL:
+		case K_NONLOCAL:
+			advance(p);
+			push(p, identifier(p), F_NONE);
+			while (is_op(p, O_COMMA)) {
+				advance(p);
+				push(p, identifier(p), F_NONE);
+			}
+			sym = t->op == K_GLOBAL ? S_GLOBAL_STATEMENT : S_NONLOCAL_STATEMENT;
+			break;
+		case K_ASSERT:
+			advance(p);
+			push(p, expression(p), F_NONE);
+			while (is_op(p, O_COMMA)) {
+				advance(p);
+				push(p, expression(p), F_NONE);
+			}
+			sym = S_ASSERT_STATEMENT;
+			break;
+		case K_IMPORT:
+			advance(p);
+			import_list(p, false);
+			sym = S_IMPORT_STATEMENT;
+			break;
+		case K_FROM:
+			advance(p);
+			if (is_kw(p, K_FUTURE) && peek(p, 1)->type == T_NAME && peek(p, 1)->op == K_IMPORT) {
+				advance(p);
+				advance(p);
+				import_list(p, true);
+				sym = S_FUTURE_IMPORT_STATEMENT;
+				break;
+			}
+			if (is_op(p, O_DOT) || is_op(p, O_ELLIPSIS)) {
+				uint32_t rb = p->nstk;
+				uint32_t r0 = p->pos;
+				while (is_op(p, O_DOT) || is_op(p, O_ELLIPSIS))
+					advance(p);
+				push(p, make(p, S_IMPORT_PREFIX, p->nstk, r0), F_NONE);
+				if (!is_kw(p, K_IMPORT))
+					push(p, dotted_name(p), F_NONE);
+				push(p, make(p, S_RELATIVE_IMPORT, rb, r0), F_MODULE_NAME);
+			} else {
+				push(p, dotted_name(p), F_MODULE_NAME);
+			}
+			expect_kw(p, K_IMPORT);
+			if (is_op(p, O_STAR)) {
+				push(p, leaf_tok(p, p->sym[S_WILDCARD_IMPORT], true, advance(p)), F_NONE);
+			} else {
+				import_list(p, true);
+			}
+			sym = S_IMPORT_FROM_STATEMENT;
+			break;
+		default:
+			break;
+		}
+	}
+	if (sym < 0) {
+		expression_statement(p);
+		return;
+	}
+	push(p, make(p, sym, base, t0), F_NONE);
+}
+
+/* Simple statements separated by ';' up to and including the NEWLINE;
+ * each is pushed. */
+static void simple_statements(struct pyparser *p)
+{
+	for (;;) {
+		simple_statement(p);
+		if (is_op(p, O_SEMI)) {
+			advance(p);
+			if (cur(p)->type == T_NEWLINE)
+				break;
+			continue;
+		}
+		break;
+	}
+	if (cur(p)->type != T_NEWLINE)
+		decline(p);
+	advance(p);
+}
+
+static uint32_t function_definition(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	if (is_kw(p, K_ASYNC))
+		advance(p);
+	expect_kw(p, K_DEF);
+	push(p, identifier(p), F_NAME);
+	if (is_op(p, O_LSQB))
+		decline(p); /* type parameters */
+	push(p, parameters(p), F_PARAMETERS);
+	if (is_op(p, O_ARROW)) {
+		advance(p);
+		push(p, type_node(p), F_RETURN_TYPE);
+	}
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	return make(p, S_FUNCTION_DEFINITION, base, t0);
+}
+
+static uint32_t class_definition(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	push(p, identifier(p), F_NAME);
+	if (is_op(p, O_LSQB))
+		decline(p);
+	if (is_op(p, O_LPAR))
+		argument_list(p, F_SUPERCLASSES);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	return make(p, S_CLASS_DEFINITION, base, t0);
+}
+
+/* `expr` or `expr as target` (with items, except clauses). */
+static uint32_t maybe_as(struct pyparser *p, uint32_t e)
+{
+	if (!is_kw(p, K_AS))
+		return e;
+	uint32_t base = p->nstk;
+	push(p, e, F_NONE);
+	advance(p);
+	uint32_t tb = p->nstk;
+	uint32_t target = expression(p);
+	push(p, target, F_NONE);
+	push(p, make_from(p, S_AS_PATTERN_TARGET, tb, target), F_ALIAS);
+	return make_from(p, S_AS_PATTERN, base, e);
+}
+
+static uint32_t with_item(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t e = maybe_as(p, expression(p));
+	push(p, e, F_VALUE);
+	return make_from(p, S_WITH_ITEM, base, e);
+}
+
+/* Whether `with (` opens a parenthesized list of with items: the matching
+ * ')' is followed by ':' and a comma or `as` is directly inside. */
+static bool parenthesized_items(const struct pyparser *p)
+{
+	int depth = 0;
+	bool list = false;
+	for (uint32_t i = p->pos; i < p->ntoks; i++) {
+		const struct tok *t = &p->toks[i];
+		if (t->type == T_NEWLINE || t->type == T_EOF)
+			return false;
+		if (t->type == T_OP && (t->op == O_LPAR || t->op == O_LSQB || t->op == O_LBRACE))
+			depth++;
+		else if (t->type == T_OP && (t->op == O_RPAR || t->op == O_RSQB || t->op == O_RBRACE)) {
+			if (--depth == 0)
+				return list && i + 1 < p->ntoks && tok_is_op(&p->toks[i + 1], O_COLON);
+		} else if (depth == 1 && (tok_is_op(t, O_COMMA) || (t->type == T_NAME && t->op == K_AS)))
+			list = true;
+	}
+	return false;
+}
+
+static uint32_t with_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	if (is_kw(p, K_ASYNC))
+		advance(p);
+	expect_kw(p, K_WITH);
+	uint32_t cb = p->nstk;
+	uint32_t c0 = p->pos;
+	bool parens = is_op(p, O_LPAR) && parenthesized_items(p);
+	if (parens)
+		advance(p);
+	for (;;) {
+		push(p, with_item(p), F_NONE);
+		if (!is_op(p, O_COMMA))
+			break;
+		advance(p);
+		if (parens && is_op(p, O_RPAR))
+			break;
+	}
+	if (parens)
+		expect_op(p, O_RPAR);
+	push(p, make(p, S_WITH_CLAUSE, cb, c0), F_NONE);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	return make(p, S_WITH_STATEMENT, base, t0);
+}
+
+static uint32_t else_clause(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	return make(p, S_ELSE_CLAUSE, base, t0);
+}
+
+static uint32_t if_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	push(p, expression(p), F_CONDITION);
+	expect_op(p, O_COLON);
+	suite(p, F_CONSEQUENCE);
+	while (is_kw(p, K_ELIF)) {
+		uint32_t eb = p->nstk;
+		uint32_t e0 = advance(p);
+		push(p, expression(p), F_CONDITION);
+		expect_op(p, O_COLON);
+		suite(p, F_CONSEQUENCE);
+		push(p, make(p, S_ELIF_CLAUSE, eb, e0), F_ALTERNATIVE);
+	}
+	if (is_kw(p, K_ELSE))
+		push(p, else_clause(p), F_ALTERNATIVE);
+	return make(p, S_IF_STATEMENT, base, t0);
+}
+
+static uint32_t for_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	if (is_kw(p, K_ASYNC))
+		advance(p);
+	expect_kw(p, K_FOR);
+	push(p, targets(p), F_LEFT);
+	expect_kw(p, K_IN);
+	push(p, star_expressions(p, false, S_EXPRESSION_LIST), F_RIGHT);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	if (is_kw(p, K_ELSE))
+		push(p, else_clause(p), F_ALTERNATIVE);
+	return make(p, S_FOR_STATEMENT, base, t0);
+}
+
+static uint32_t while_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	push(p, expression(p), F_CONDITION);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	if (is_kw(p, K_ELSE))
+		push(p, else_clause(p), F_ALTERNATIVE);
+	return make(p, S_WHILE_STATEMENT, base, t0);
+}
+
+static uint32_t try_statement(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	expect_op(p, O_COLON);
+	suite(p, F_BODY);
+	while (is_kw(p, K_EXCEPT)) {
+		uint32_t eb = p->nstk;
+		uint32_t e0 = advance(p);
+		if (is_op(p, O_STAR))
+			decline(p); /* except* */
+		if (!is_op(p, O_COLON)) {
+			push(p, maybe_as(p, expression(p)), F_VALUE);
+			if (is_op(p, O_COMMA)) {
+				advance(p);
+				push(p, expression(p), F_ALIAS);
+			}
+		}
+		expect_op(p, O_COLON);
+		suite(p, F_NONE);
+		push(p, make(p, S_EXCEPT_CLAUSE, eb, e0), F_NONE);
+	}
+	if (is_kw(p, K_ELSE))
+		push(p, else_clause(p), F_NONE);
+	if (is_kw(p, K_FINALLY)) {
+		uint32_t fb = p->nstk;
+		uint32_t f0 = advance(p);
+		expect_op(p, O_COLON);
+		suite(p, F_NONE);
+		push(p, make(p, S_FINALLY_CLAUSE, fb, f0), F_NONE);
+	}
+	if (p->nstk - base < 2)
+		decline(p);
+	return make(p, S_TRY_STATEMENT, base, t0);
+}
+
+static uint32_t decorated_definition(struct pyparser *p)
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = p->pos;
+	while (is_op(p, O_AT)) {
+		uint32_t db = p->nstk;
+		uint32_t d0 = advance(p);
+		push(p, expression(p), F_NONE);
+		if (cur(p)->type != T_NEWLINE)
+			decline(p);
+		advance(p);
+		push(p, make(p, S_DECORATOR, db, d0), F_NONE);
+	}
+	if (is_kw(p, K_CLASS))
+		push(p, class_definition(p), F_DEFINITION);
+	else if (is_kw(p, K_DEF) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_DEF))
+		push(p, function_definition(p), F_DEFINITION);
+	else
+		decline(p);
+	return make(p, S_DECORATED_DEFINITION, base, t0);
+}
+
+/* Whether this logical line has an `=` outside brackets. */
+static bool line_assigns(const struct pyparser *p)
+{
+	int depth = 0;
+	for (uint32_t i = p->pos; i < p->ntoks; i++) {
+		const struct tok *t = &p->toks[i];
+		if (t->type == T_NEWLINE || t->type == T_EOF)
+			return false;
+		if (t->type != T_OP)
+			continue;
+		if (t->op == O_LPAR || t->op == O_LSQB || t->op == O_LBRACE)
+			depth++;
+		else if (t->op == O_RPAR || t->op == O_RSQB || t->op == O_RBRACE)
+			depth--;
+		else if (t->op == O_EQ && depth == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether this logical line ends with ':' (a match / case header). */
+static bool line_ends_with_colon(const struct pyparser *p)
+{
+	for (uint32_t i = p->pos; i < p->ntoks; i++)
+		if (p->toks[i].type == T_NEWLINE || p->toks[i].type == T_EOF)
+			return i > p->pos && tok_is_op(&p->toks[i - 1], O_COLON);
+	return false;
+}
+
+static void statement(struct pyparser *p)
+{
+	enter(p);
+	const struct tok *t = cur(p), *u = peek(p, 1);
+	uint32_t r = PT_NULL;
+	if (t->type == T_OP && t->op == O_AT) {
+		r = decorated_definition(p);
+	} else if (t->type == T_NAME) {
+		switch (t->op) {
+		case K_DEF: r = function_definition(p); break;
+		case K_CLASS: r = class_definition(p); break;
+		case K_IF: r = if_statement(p); break;
+		case K_FOR: r = for_statement(p); break;
+		case K_WHILE: r = while_statement(p); break;
+		case K_TRY: r = try_statement(p); break;
+		case K_WITH: r = with_statement(p); break;
+		case K_ASYNC:
+			if (u->type == T_NAME && u->op == K_DEF)
+				r = function_definition(p);
+			else if (u->type == T_NAME && u->op == K_FOR)
+				r = for_statement(p);
+			else if (u->type == T_NAME && u->op == K_WITH)
+				r = with_statement(p);
+			else
+				decline(p);
+			break;
+		case K_MATCH:
+		case K_CASE:
+			if (line_ends_with_colon(p))
+				decline(p);
+			break;
+		case K_TYPE:
+			/* tree-sitter reads `type(x).a = 1` as a type alias */
+			if (starts_expression(u) && line_assigns(p))
+				decline(p);
+			break;
+		case K_PRINT:
+		case K_EXEC:
+			if (u->type == T_NAME || u->type == T_STRING || u->type == T_FSTART ||
+			    u->type == T_INT || u->type == T_FLOAT || tok_is_op(u, O_RSHIFT))
+				decline(p);
+			break;
+		case K_ELSE: case K_ELIF: case K_EXCEPT: case K_FINALLY:
+			decline(p);
+		default:
+			break;
+		}
+	} else if (t->type == T_INDENT || t->type == T_DEDENT || t->type == T_NEWLINE ||
+		   t->type == T_EOF) {
+		decline(p);
+	}
+	if (r != PT_NULL)
+		push(p, r, F_NONE);
+	else
+		simple_statements(p);
+	leave(p);
+}
+
+/* ---- public ---- */
+
+bool pyparse(struct pyparser *p, const char *text, uint32_t len, struct pt_tree *out)
+{
+	pt_clear(out);
+	if (!p->usable || len >= UINT32_MAX / 2 || memchr(text, '\0', len))
+		return false; /* (tree-sitter stops at a NUL, even in a comment) */
+	p->text = text;
+	p->len = len;
+	p->t = out;
+	p->ntoks = 0;
+	p->why_byte = UINT32_MAX;
+	p->nstk = 0;
+	p->pos = 0;
+	p->last = 0;
+	p->depth = 0;
+	if (setjmp(p->fail)) {
+		pt_clear(out);
+		return false;
+	}
+	tokenize(p);
+	/* the module spans from its first token or comment to the end */
+	uint32_t first = 0;
+	struct pt_point fp = {0, 0};
+	while (first < len && (text[first] == ' ' || text[first] == '\t' || text[first] == '\n' ||
+			       text[first] == '\r')) {
+		if (text[first] == '\n') {
+			fp.row++;
+			fp.col = 0;
+		} else {
+			fp.col++;
+		}
+		first++;
+	}
+	while (cur(p)->type != T_EOF)
+		statement(p);
+	struct cursor c = {0, {0, 0}};
+	cursor_to(p, &c, len);
+	struct pt_span span = {first, len, fp, c.pt};
+	pt_add(out, p->sym[S_MODULE], true, span, p->stk, p->stkf, p->nstk);
+	p->nstk = 0;
+	return true;
+}
+
+void pyparse_why(const struct pyparser *p, int *line, uint32_t *byte)
+{
+	*line = p->why_line;
+	*byte = p->why_byte != UINT32_MAX ? p->why_byte
+	      : p->pos < p->ntoks     ? p->toks[p->pos].start
+				      : p->len;
+}
+
+struct pyparser *pyparser_new(const TSLanguage *lang)
+{
+	struct pyparser *p = xcalloc(1, sizeof *p);
+	p->lang = lang;
+	p->usable = true;
+	for (int k = 0; k < S_COUNT; k++) {
+		bool named = k < S_NOT_IN;
+		p->sym[k] = ts_language_symbol_for_name(lang, sym_names[k],
+							(uint32_t)strlen(sym_names[k]), named);
+		if (!p->sym[k])
+			p->usable = false;
+	}
+	for (int k = 1; k < O_COUNT; k++)
+		if (op_text[k])
+			p->opsym[k] = ts_language_symbol_for_name(lang, op_text[k],
+								  (uint32_t)strlen(op_text[k]), false);
+	for (int f = 1; f < F_COUNT; f++) {
+		p->fld[f] = ts_language_field_id_for_name(lang, field_names[f],
+							  (uint32_t)strlen(field_names[f]));
+		if (!p->fld[f])
+			p->usable = false;
+	}
+	return p;
+}
+
+void pyparser_free(struct pyparser *p)
+{
+	if (!p)
+		return;
+	free(p->toks);
+	free(p->stk);
+	free(p->stkf);
+	free(p->cl);
+	free(p);
+}
