@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,10 +59,12 @@ struct job {
 	bool keep_text;
 	bool errors_to_stderr; /* the report is not text on stdout */
 	struct cache *cache;   /* NULL: --no-cache */
+	const struct report_options *ropt; /* to render each file in its worker */
 	struct scan_file *files;
 	size_t nfiles;
 	atomic_size_t next;
-	bool *done;
+	atomic_bool *done;     /* file i is scanned */
+	atomic_bool waiting;   /* the reporter sleeps on cv */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -70,6 +73,14 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 {
 	struct source src;
 	char *why;
+	/* the stat comes first: a write after it shows in the next run's stat */
+	struct stat st;
+	bool indexable = cache && strcmp(sf->path, "-") != 0 && stat(sf->path, &st) == 0 &&
+			 S_ISREG(st.st_mode);
+	if (indexable && cache_get_unchanged(cache, sf->path, &st, &sf->res, &sf->notebook)) {
+		sf->ok = true;
+		return;
+	}
 	if (!source_load(sf->path, &src, &why)) {
 		sf->error = why ? why : xstrdup("cannot read");
 		return;
@@ -77,10 +88,14 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 	sf->notebook = src.notebook;
 	if (cache_get(cache, &src, &sf->res)) {
 		sf->ok = true;
+		if (indexable)
+			cache_note(cache, sf->path, &st, &src);
 	} else if (pyscan(ps, &src, &sf->res, &why)) {
 		sf->ok = true;
 		if (strcmp(sf->path, "-") != 0)
 			cache_put(cache, &src, &sf->res);
+		if (indexable)
+			cache_note(cache, sf->path, &st, &src);
 	} else {
 		sf->error = why;
 	}
@@ -97,10 +112,15 @@ static void *worker(void *arg)
 		if (i >= j->nfiles)
 			break;
 		scan_one(ps, j->cache, &j->files[i]);
-		pthread_mutex_lock(&j->mu);
-		j->done[i] = true;
-		pthread_cond_broadcast(&j->cv);
-		pthread_mutex_unlock(&j->mu);
+		report_render(j->ropt, &j->files[i]);
+		/* wake the reporter only when it sleeps: most files are ready
+		 * before it asks for them */
+		atomic_store(&j->done[i], true);
+		if (atomic_load(&j->waiting)) {
+			pthread_mutex_lock(&j->mu);
+			pthread_cond_broadcast(&j->cv);
+			pthread_mutex_unlock(&j->mu);
+		}
 	}
 	pyscanner_free(ps);
 	return NULL;
@@ -122,14 +142,19 @@ static void scan_all(struct job *j, int jobs, struct report *rep)
 	if (started == 0)
 		worker(j);
 	for (size_t i = 0; i < j->nfiles; i++) {
-		pthread_mutex_lock(&j->mu);
-		while (!j->done[i])
-			pthread_cond_wait(&j->cv, &j->mu);
-		pthread_mutex_unlock(&j->mu);
+		if (!atomic_load(&j->done[i])) {
+			pthread_mutex_lock(&j->mu);
+			atomic_store(&j->waiting, true);
+			while (!atomic_load(&j->done[i]))
+				pthread_cond_wait(&j->cv, &j->mu);
+			atomic_store(&j->waiting, false);
+			pthread_mutex_unlock(&j->mu);
+		}
 		if (!j->files[i].ok && j->errors_to_stderr)
 			diag_error("%s: %s", j->files[i].path, j->files[i].error);
 		report_file(rep, &j->files[i]);
 		scan_result_free(&j->files[i].res);
+		buf_free(&j->files[i].out);
 		free(j->files[i].error);
 		j->files[i].error = NULL;
 	}
@@ -256,10 +281,13 @@ static int run(int argc, char **argv)
 		report_path_error(rep, e->path, e->message);
 	}
 	struct job j = {.kb = kb, .keep_text = ro.format == FMT_TEXT, .nfiles = pl.files.len,
-			.errors_to_stderr = ro.format != FMT_TEXT || output,
+			.errors_to_stderr = ro.format != FMT_TEXT || output, .ropt = &ro,
 			.cache = use_cache ? cache_open(kb, ro.format == FMT_TEXT) : NULL};
 	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
 	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
+	for (size_t i = 0; i < pl.files.len; i++)
+		atomic_init(&j.done[i], false);
+	atomic_init(&j.waiting, false);
 	for (size_t i = 0; i < pl.files.len; i++)
 		j.files[i].path = pl.files.items[i];
 	atomic_init(&j.next, 0);

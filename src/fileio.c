@@ -158,8 +158,10 @@ bool atomic_commit(struct atomic_file *af, char **why)
 		if (!ok)
 			*why = xstrdup(strerror(errno ? errno : EIO));
 	} else {
-		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(fileno(af->f), 0644) == 0 &&
-		     fsync(fileno(af->f)) == 0;
+		/* No fsync: the rename alone makes the file whole or absent
+		 * whatever happens to gpuopt; a report is cheap to make again,
+		 * and syncing 100 MB of it cost more than scanning it did. */
+		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(fileno(af->f), 0644) == 0;
 		int err = errno ? errno : EIO;
 		if (fclose(af->f) != 0 && ok) {
 			ok = false;

@@ -33,7 +33,8 @@ struct atomic_file {
 };
 /* Returns false and sets *why (owned) if the temporary cannot be created. */
 bool atomic_open(struct atomic_file *af, const char *path, char **why);
-/* Flushes, syncs and renames; on failure removes the temporary, returns
+/* Flushes and renames (no fsync: readers see the old file or the new one,
+ * but a power cut may lose the new one); on failure removes the temporary, returns
  * false and sets *why (owned). Frees af's strings either way. */
 bool atomic_commit(struct atomic_file *af, char **why);
 /* Drops what was written (the target is untouched). */

@@ -18,6 +18,8 @@ struct scan_file {
 	char *error;
 	bool notebook;
 	struct scan_result res;
+	struct buf out;  /* the findings as the format writes them (report_render) */
+	bool rendered;
 };
 
 enum report_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
@@ -38,7 +40,12 @@ struct report;
 
 /* Starts a report on out (which the caller owns and closes). */
 struct report *report_open(FILE *out, const struct kb *kb, const struct report_options *opt);
-/* Adds one file's outcome; call in input order. */
+/* Renders sf's findings for the format into sf->out, ahead of report_file;
+ * touches nothing shared, so scan workers call it in parallel. A no-op for
+ * formats that lay out a file only in order (text). */
+void report_render(const struct report_options *opt, struct scan_file *sf);
+/* Adds one file's outcome (rendering it now if report_render did not);
+ * call in input order. */
 void report_file(struct report *r, const struct scan_file *sf);
 /* Adds a path that could not be read at all (a walk error). */
 void report_path_error(struct report *r, const char *path, const char *message);
@@ -49,12 +56,22 @@ bool report_close(struct report *r, double seconds, struct scan_counts *counts);
 /* Formats (report_text.c, report_json.c): each keeps its own state. */
 struct report_format_ops {
 	void (*begin)(struct report *r);
-	void (*file)(struct report *r, const struct scan_file *sf);
+	void (*file)(struct report *r, const struct scan_file *sf); /* may be NULL */
+	/* Appends each finding, each starting with a comma (NULL: none). */
+	void (*render)(const struct scan_file *sf, struct buf *out);
 	void (*end)(struct report *r, double seconds);
 };
 extern const struct report_format_ops report_text_ops, report_json_ops, report_sarif_ops;
 
 struct path_error;
+
+/* Counts per key for the summary, in order of first appearance; keys are
+ * the kb's strings, so mostly matched by pointer. */
+struct tally {
+	const char **keys;
+	size_t *counts;
+	size_t len, cap;
+};
 
 struct report {
 	FILE *out;
@@ -64,7 +81,8 @@ struct report {
 	struct scan_counts counts;
 	struct ptrvec errors;  /* struct path_error *, owned: unreadable paths, in order */
 	struct ptrvec notices; /* char *, owned: JSON objects of syntax-error notices */
-	json_t *by_target, *by_category, *by_severity, *by_library, *by_rule;
+	struct tally tallies[5]; /* target, category, severity, library, rule */
+	json_t *by_target, *by_category, *by_severity, *by_library, *by_rule; /* at the end */
 	size_t nresults;       /* findings written so far (JSON/SARIF commas) */
 };
 

@@ -1,7 +1,10 @@
 /* report_json: the machine-readable renderings, written as the scan goes:
  * gpuopt's own JSON object (one finding per line inside "findings") and
- * SARIF 2.1.0 as GitHub code scanning reads it. Strings are escaped by
- * json_put_string; the small fixed parts are built with jansson. */
+ * SARIF 2.1.0 as GitHub code scanning reads it. A file's findings are
+ * rendered into a buffer by its scan worker (json_render / sarif_render:
+ * no shared state, so in parallel) and written in order; the small fixed
+ * parts are built with jansson. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,110 @@ static void put_key_str(FILE *o, const char *key, const char *value)
 		fputs("null", o);
 }
 
+/* ---- buffer writers for the per-finding hot path ---- */
+
+/* Appends without terminating (the renderers terminate at the end). */
+static inline void put(struct buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+static inline void b_str(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A string literal, without strlen. */
+#define B_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
+
+/* Bytes JSON must escape inside a string. */
+static bool needs_escape(unsigned char ch)
+{
+	return ch < 0x20 || ch == '"' || ch == '\\';
+}
+
+/* s as a JSON string literal, or null. */
+static void b_json(struct buf *b, const char *s)
+{
+	if (!s) {
+		B_LIT(b, "null");
+		return;
+	}
+	size_t n = strlen(s);
+	buf_reserve(b, n + 2);
+	char *o = b->data + b->len;
+	*o++ = '"';
+	const unsigned char *p = (const unsigned char *)s;
+	/* the plain prefix, eight bytes at a time: a byte < 0x20, '"' or '\\'
+	 * stops it (SWAR zero-byte tests) */
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, bs;
+		memcpy(&w, p + i, 8);
+		q = w ^ (ones * '"');
+		bs = w ^ (ones * '\\');
+		uint64_t hit = ((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs;
+		if (hit)
+			break;
+	}
+	for (; i < n && !needs_escape(p[i]); i++)
+		;
+	memcpy(o, p, i);
+	o += i;
+	b->len = (size_t)(o - b->data);
+	if (i == n) {
+		b->data[b->len++] = '"';
+		return;
+	}
+	/* the rare string with something to escape */
+	for (; i < n; i++) {
+		unsigned char ch = p[i];
+		char esc[8];
+		switch (ch) {
+		case '"': B_LIT(b, "\\\""); break;
+		case '\\': B_LIT(b, "\\\\"); break;
+		case '\n': B_LIT(b, "\\n"); break;
+		case '\r': B_LIT(b, "\\r"); break;
+		case '\t': B_LIT(b, "\\t"); break;
+		default:
+			if (ch < 0x20) {
+				snprintf(esc, sizeof esc, "\\u%04x", ch);
+				put(b, esc, 6);
+			} else {
+				put(b, &ch, 1);
+			}
+			break;
+		}
+	}
+	put(b, "\"", 1);
+}
+
+static inline void b_key(struct buf *b, const char *key, const char *value)
+{
+	put(b, "\"", 1);
+	b_str(b, key);
+	put(b, "\": ", 3);
+	b_json(b, value);
+}
+
+static void b_u32(struct buf *b, uint32_t v)
+{
+	char d[10];
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (b->len + (size_t)n + 1 > b->cap)
+		buf_reserve(b, (size_t)n);
+	while (n)
+		b->data[b->len++] = d[--n];
+}
+
 /* Dumps a jansson value at the current position, then drops it. */
 static void put_json(FILE *o, json_t *v, size_t flags)
 {
@@ -32,9 +139,9 @@ static void json_begin(struct report *r)
 	fprintf(r->out, "{\n  \"tool\": \"gpuopt\",\n  \"version\": \"%s\",\n  \"findings\": [", GPUOPT_VERSION);
 }
 
+/* A syntax-error notice, for the end. */
 static void json_file(struct report *r, const struct scan_file *sf)
 {
-	FILE *o = r->out;
 	if (sf->res.syntax_error_line) {
 		json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
 				      (json_int_t)sf->res.syntax_error_line, "message",
@@ -44,43 +151,59 @@ static void json_file(struct report *r, const struct scan_file *sf)
 		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
 		json_decref(n);
 	}
+}
+
+/* Each finding as ",\n    {...}" (report_file drops the very first comma). */
+static void json_render(const struct scan_file *sf, struct buf *b)
+{
 	for (size_t k = 0; k < sf->res.n; k++) {
 		const struct finding *f = &sf->res.items[k];
-		fputs(r->nresults++ ? ",\n    {" : "\n    {", o);
-		put_key_str(o, "path", sf->path);
-		fprintf(o, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"end_column\": %u, \"cell\": ",
-			f->line, f->col, f->end_line, f->end_col);
+		B_LIT(b, ",\n    {");
+		b_key(b, "path", sf->path);
+		B_LIT(b, ", \"line\": ");
+		b_u32(b, f->line);
+		B_LIT(b, ", \"column\": ");
+		b_u32(b, f->col);
+		B_LIT(b, ", \"end_line\": ");
+		b_u32(b, f->end_line);
+		B_LIT(b, ", \"end_column\": ");
+		b_u32(b, f->end_col);
+		B_LIT(b, ", \"cell\": ");
 		if (sf->notebook)
-			fprintf(o, "%u", f->cell);
+			b_u32(b, f->cell);
 		else
-			fputs("null", o);
-		fputs(", ", o);
-		put_key_str(o, "rule", f->rule->id);
-		fputs(", ", o);
-		put_key_str(o, "rule_name", f->rule->name);
-		fputs(", ", o);
-		put_key_str(o, "category", f->rule->category);
-		fputs(", ", o);
-		put_key_str(o, "library", f->library);
-		fputs(", ", o);
-		put_key_str(o, "symbol", f->symbol);
-		fputs(", ", o);
-		put_key_str(o, "target", f->target);
-		fputs(", ", o);
-		put_key_str(o, "severity", severity_name(f->rule->severity));
-		fputs(", ", o);
-		put_key_str(o, "message", f->message);
-		fputs(", ", o);
-		put_key_str(o, "fix", f->fix);
-		fprintf(o, ", \"rank\": %u, \"loop_line\": ", f->rank);
+			B_LIT(b, "null");
+		B_LIT(b, ", ");
+		b_key(b, "rule", f->rule->id);
+		B_LIT(b, ", ");
+		b_key(b, "rule_name", f->rule->name);
+		B_LIT(b, ", ");
+		b_key(b, "category", f->rule->category);
+		B_LIT(b, ", ");
+		b_key(b, "library", f->library);
+		B_LIT(b, ", ");
+		b_key(b, "symbol", f->symbol);
+		B_LIT(b, ", ");
+		b_key(b, "target", f->target);
+		B_LIT(b, ", ");
+		b_key(b, "severity", severity_name(f->rule->severity));
+		B_LIT(b, ", ");
+		b_key(b, "message", f->message);
+		B_LIT(b, ", ");
+		b_key(b, "fix", f->fix);
+		B_LIT(b, ", \"rank\": ");
+		b_u32(b, f->rank);
+		B_LIT(b, ", \"loop_line\": ");
 		if (f->loop_line)
-			fprintf(o, "%u", f->loop_line);
+			b_u32(b, f->loop_line);
 		else
-			fputs("null", o);
-		fputs(", ", o);
-		put_key_str(o, "rank_reason", f->rank_reason);
-		putc('}', o);
+			B_LIT(b, "null");
+		B_LIT(b, ", ");
+		b_key(b, "rank_reason", f->rank_reason);
+		put(b, "}", 1);
 	}
+	if (b->data)
+		b->data[b->len] = '\0';
 }
 
 static void json_end(struct report *r, double seconds)
@@ -115,7 +238,7 @@ static void json_end(struct report *r, double seconds)
 	fputs(r->notices.len ? "\n  ]\n}\n" : "]\n}\n", o);
 }
 
-const struct report_format_ops report_json_ops = {json_begin, json_file, json_end};
+const struct report_format_ops report_json_ops = {json_begin, json_file, json_render, json_end};
 
 /* ---- SARIF 2.1.0 ---- */
 
@@ -166,40 +289,57 @@ static void sarif_begin(struct report *r)
 	fputs("}},\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [", r->out);
 }
 
-static void sarif_file(struct report *r, const struct scan_file *sf)
+/* Each result as ",\n        {...}" (report_file drops the very first comma). */
+static void sarif_render(const struct scan_file *sf, struct buf *b)
 {
-	FILE *o = r->out;
+	if (!sf->res.n)
+		return;
 	char *uri = path_uri(sf->path);
 	for (size_t k = 0; k < sf->res.n; k++) {
 		const struct finding *f = &sf->res.items[k];
-		fputs(r->nresults++ ? ",\n        {" : "\n        {", o);
-		fprintf(o, "\"ruleId\": \"%s\", \"ruleIndex\": %zu, \"level\": \"%s\", \"message\": {\"text\": ",
-			f->rule->id, f->rule->index, sarif_level(f->rule->severity));
+		B_LIT(b, ",\n        {\"ruleId\": \"");
+		b_str(b, f->rule->id);
+		B_LIT(b, "\", \"ruleIndex\": ");
+		b_u32(b, (uint32_t)f->rule->index);
+		B_LIT(b, ", \"level\": \"");
+		b_str(b, sarif_level(f->rule->severity));
+		B_LIT(b, "\", \"message\": {\"text\": ");
 		char *text = f->fix ? xasprintf("%s. Fix: %s", f->message, f->fix) : xstrdup(f->message);
-		json_put_string(o, text);
+		b_json(b, text);
 		free(text);
-		fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", o);
-		json_put_string(o, uri);
-		fprintf(o, ", \"uriBaseId\": \"%%SRCROOT%%\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, "
-			"\"endLine\": %u, \"endColumn\": %u}}}], \"properties\": {",
-			f->line, f->col, f->end_line, f->end_col);
-		put_key_str(o, "category", f->rule->category);
-		fputs(", ", o);
-		put_key_str(o, "library", f->library);
-		fputs(", ", o);
-		put_key_str(o, "symbol", f->symbol);
-		fputs(", ", o);
-		put_key_str(o, "target", f->target);
-		if (sf->notebook)
-			fprintf(o, ", \"cell\": %u", f->cell);
-		fprintf(o, ", \"rank\": %u", f->rank);
-		if (f->rank_reason) {
-			fputs(", ", o);
-			put_key_str(o, "rankReason", f->rank_reason);
+		B_LIT(b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
+		b_json(b, uri);
+		B_LIT(b, ", \"uriBaseId\": \"%SRCROOT%\"}, \"region\": {\"startLine\": ");
+		b_u32(b, f->line);
+		B_LIT(b, ", \"startColumn\": ");
+		b_u32(b, f->col);
+		B_LIT(b, ", \"endLine\": ");
+		b_u32(b, f->end_line);
+		B_LIT(b, ", \"endColumn\": ");
+		b_u32(b, f->end_col);
+		B_LIT(b, "}}}], \"properties\": {");
+		b_key(b, "category", f->rule->category);
+		B_LIT(b, ", ");
+		b_key(b, "library", f->library);
+		B_LIT(b, ", ");
+		b_key(b, "symbol", f->symbol);
+		B_LIT(b, ", ");
+		b_key(b, "target", f->target);
+		if (sf->notebook) {
+			B_LIT(b, ", \"cell\": ");
+			b_u32(b, f->cell);
 		}
-		fputs("}}", o);
+		B_LIT(b, ", \"rank\": ");
+		b_u32(b, f->rank);
+		if (f->rank_reason) {
+			B_LIT(b, ", ");
+			b_key(b, "rankReason", f->rank_reason);
+		}
+		B_LIT(b, "}}");
 	}
 	free(uri);
+	if (b->data)
+		b->data[b->len] = '\0';
 }
 
 static void sarif_end(struct report *r, double seconds)
@@ -224,4 +364,4 @@ static void sarif_end(struct report *r, double seconds)
 	fputs("}]\n    }\n  ]\n}\n", r->out);
 }
 
-const struct report_format_ops report_sarif_ops = {sarif_begin, sarif_file, sarif_end};
+const struct report_format_ops report_sarif_ops = {sarif_begin, NULL, sarif_render, sarif_end};

@@ -250,4 +250,4 @@ static void text_end(struct report *r, double seconds)
 	fputs(".\n", out);
 }
 
-const struct report_format_ops report_text_ops = {text_begin, text_file, text_end};
+const struct report_format_ops report_text_ops = {text_begin, text_file, NULL, text_end};

@@ -17,6 +17,12 @@ size_t utf8_check(const unsigned char *p, size_t len)
 {
 	size_t i = 0;
 	while (i < len) {
+		/* ASCII eight bytes at a time: most source is all ASCII */
+		uint64_t w;
+		while (i + 8 <= len && (memcpy(&w, p + i, 8), (w & 0x8080808080808080ull) == 0))
+			i += 8;
+		if (i >= len)
+			break;
 		unsigned char c = p[i];
 		if (c < 0x80) {
 			i++;
