@@ -6,7 +6,18 @@
  * loop_line) and ten strings (rule id, library, display, target, symbol,
  * message, fix, headline, line_text, rank_reason), each a u32 length
  * (0xFFFFFFFF for none) and the bytes. A short or inconsistent entry is a
- * miss, never an error. */
+ * miss, never an error.
+ *
+ * The index (one file per salt, "index-SALT") remembers, for each path
+ * scanned before, its stat (device, inode, size, mtime, ctime) and its
+ * entry's key, so an unchanged file is found without reading and hashing
+ * it, as git's index does. Entries stay keyed by content: the index only
+ * says which content a path had. A file changed less than two seconds
+ * before it was read is not indexed (its mtime could hide a later write
+ * in the same tick), nor is anything whose stat changed since. Format:
+ * "GPUOPTI1", u32 count, then per path u32 length, the bytes, seven u64
+ * (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8 notebook and
+ * the two u64 halves of the key. */
 #include "cache.h"
 
 #include <errno.h>
@@ -14,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -22,15 +34,36 @@
 #include "version.h"
 
 #define MAGIC "GPUOPTC1"
+#define INDEX_MAGIC "GPUOPTI1"
 #define NONE_LEN 0xFFFFFFFFu
+/* Most paths the index keeps (the newest run's first). */
+#define INDEX_MAX 400000u
+
+struct ientry {
+	char *path; /* owned */
+	uint64_t st[7];
+	bool notebook;
+	XXH128_hash_t key;
+};
 
 struct cache {
 	const struct kb *kb;
 	char *dir;             /* .../gpuopt/<version> */
 	uint64_t salt;         /* the knowledge data and the options that shape findings */
-	pthread_mutex_t mu;    /* guards pool */
+	pthread_mutex_t mu;    /* guards pool and fresh */
 	struct ptrvec pool;    /* interned library / display / target strings */
+	uint32_t *pool_slots;  /* hash table over pool; UINT32_MAX empty */
+	size_t npool_slots;
+	struct ientry *old;    /* the index as loaded; read-only during the run */
+	uint32_t nold;
+	uint32_t *slots;       /* open addressing over old, by path hash; UINT32_MAX empty */
+	uint32_t nslots;
+	struct ientry *fresh;  /* what this run learned */
+	size_t nfresh, capfresh;
 };
+
+static void index_load(struct cache *c);
+static void index_save(struct cache *c);
 
 static bool mkdirs(const char *path)
 {
@@ -67,6 +100,7 @@ struct cache *cache_open(const struct kb *kb, bool keep_text)
 	free(base);
 	c->salt = XXH3_64bits_withSeed(&keep_text, sizeof keep_text, kb->digest);
 	pthread_mutex_init(&c->mu, NULL);
+	index_load(c);
 	return c;
 }
 
@@ -74,16 +108,25 @@ void cache_close(struct cache *c)
 {
 	if (!c)
 		return;
+	index_save(c);
+	for (uint32_t i = 0; i < c->nold; i++)
+		free(c->old[i].path);
+	free(c->old);
+	free(c->slots);
+	for (size_t i = 0; i < c->nfresh; i++)
+		free(c->fresh[i].path);
+	free(c->fresh);
 	for (size_t i = 0; i < c->pool.len; i++)
 		free(c->pool.items[i]);
 	ptrvec_free(&c->pool);
+	free(c->pool_slots);
 	pthread_mutex_destroy(&c->mu);
 	free(c->dir);
 	free(c);
 }
 
 /* The entry's file name: a 128-bit hash of everything the findings depend on. */
-static char *entry_path(const struct cache *c, const struct source *src)
+static XXH128_hash_t entry_key(const struct cache *c, const struct source *src)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_128bits_reset(st);
@@ -97,6 +140,11 @@ static char *entry_path(const struct cache *c, const struct source *src)
 	}
 	XXH128_hash_t h = XXH3_128bits_digest(st);
 	XXH3_freeState(st);
+	return h;
+}
+
+static char *key_path(const struct cache *c, XXH128_hash_t h)
+{
 	return xasprintf("%s/%02x/%014llx%016llx", c->dir, (unsigned)(h.high64 >> 56),
 			 (unsigned long long)(h.high64 & 0x00FFFFFFFFFFFFFFull), (unsigned long long)h.low64);
 }
@@ -144,7 +192,7 @@ void cache_put(struct cache *c, const struct source *src, const struct scan_resu
 		put_str(&b, f->line_text);
 		put_str(&b, f->rank_reason);
 	}
-	char *path = entry_path(c, src);
+	char *path = key_path(c, entry_key(c, src));
 	char *why = NULL;
 	/* A failed write only costs a re-scan; the directory is made on the
 	 * first miss, not checked on every write. */
@@ -168,6 +216,7 @@ void cache_put(struct cache *c, const struct source *src, const struct scan_resu
 struct reader {
 	const char *p, *end;
 	bool bad;
+	char *arena, *top; /* set: get_str copies into it instead of allocating */
 };
 
 static uint32_t get_u32(struct reader *r)
@@ -191,34 +240,68 @@ static char *get_str(struct reader *r)
 		r->bad = true;
 		return NULL;
 	}
-	char *s = xstrndup(r->p, n);
+	char *s;
+	if (r->arena) {
+		s = r->top;
+		memcpy(s, r->p, n);
+		s[n] = '\0';
+		r->top += n + 1;
+	} else {
+		s = xstrndup(r->p, n);
+	}
 	r->p += n;
 	return s;
 }
 
-/* One shared copy of a short string for the whole run (borrowed fields). */
+/* One shared copy of a short string for the whole run (borrowed fields):
+ * the pool, with an open-addressing table over it by hash. */
 static const char *intern(struct cache *c, char *s)
 {
 	if (!s)
 		return NULL;
+	uint64_t h = XXH3_64bits(s, strlen(s));
 	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; i < c->pool.len; i++)
-		if (strcmp(c->pool.items[i], s) == 0) {
+	if (2 * (c->pool.len + 1) > c->npool_slots) {
+		size_t n = c->npool_slots ? c->npool_slots * 2 : 256;
+		free(c->pool_slots);
+		c->pool_slots = xmalloc(n * sizeof *c->pool_slots);
+		memset(c->pool_slots, 0xFF, n * sizeof *c->pool_slots);
+		c->npool_slots = n;
+		for (size_t i = 0; i < c->pool.len; i++) {
+			const char *p = c->pool.items[i];
+			size_t k = XXH3_64bits(p, strlen(p)) & (n - 1);
+			while (c->pool_slots[k] != UINT32_MAX)
+				k = (k + 1) & (n - 1);
+			c->pool_slots[k] = (uint32_t)i;
+		}
+	}
+	size_t k = h & (c->npool_slots - 1);
+	for (; c->pool_slots[k] != UINT32_MAX; k = (k + 1) & (c->npool_slots - 1))
+		if (strcmp(c->pool.items[c->pool_slots[k]], s) == 0) {
+			const char *found = c->pool.items[c->pool_slots[k]];
 			pthread_mutex_unlock(&c->mu);
 			free(s);
-			return c->pool.items[i];
+			return found;
 		}
+	c->pool_slots[k] = (uint32_t)c->pool.len;
 	ptrvec_push(&c->pool, s);
 	pthread_mutex_unlock(&c->mu);
 	return s;
 }
+
+static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out);
 
 bool cache_get(struct cache *c, const struct source *src, struct scan_result *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!c)
 		return false;
-	char *path = entry_path(c, src);
+	return get_by_key(c, entry_key(c, src), out);
+}
+
+static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out)
+{
+	char *path = key_path(c, key);
 	struct buf b = {0};
 	char *why = NULL;
 	bool found = read_file(path, 256u << 20, &b, &why);
@@ -238,6 +321,11 @@ bool cache_get(struct cache *c, const struct source *src, struct scan_result *ou
 	}
 	out->items = xcalloc(n ? n : 1, sizeof *out->items);
 	out->cap = n;
+	/* the owned strings, all in one block: no longer than the entry, plus
+	 * a NUL for each of the six per finding */
+	r.arena = r.top = out->strings = xmalloc(b.len + 6 * (size_t)n + 1);
+	struct reader lib = r;
+	lib.arena = NULL;
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
 		f->line = get_u32(&r);
@@ -250,12 +338,15 @@ bool cache_get(struct cache *c, const struct source *src, struct scan_result *ou
 		f->rank = get_u32(&r);
 		f->loop_line = get_u32(&r);
 		f->func = -1;
-		char *rule = get_str(&r);
+		lib.p = r.p;
+		char *rule = get_str(&lib);
 		f->rule = rule ? kb_rule(c->kb, rule) : NULL;
 		free(rule);
-		f->library = intern(c, get_str(&r));
-		f->display = intern(c, get_str(&r));
-		f->target = intern(c, get_str(&r));
+		f->library = intern(c, get_str(&lib));
+		f->display = intern(c, get_str(&lib));
+		f->target = intern(c, get_str(&lib));
+		r.p = lib.p;
+		r.bad |= lib.bad;
 		f->symbol = get_str(&r);
 		f->message = get_str(&r);
 		f->fix = get_str(&r);
@@ -270,4 +361,187 @@ bool cache_get(struct cache *c, const struct source *src, struct scan_result *ou
 	if (!ok)
 		scan_result_free(out);
 	return ok;
+}
+
+/* ---- the stat index ---- */
+
+static void stat_words(const struct stat *st, uint64_t w[7])
+{
+	w[0] = (uint64_t)st->st_dev;
+	w[1] = (uint64_t)st->st_ino;
+	w[2] = (uint64_t)st->st_size;
+	w[3] = (uint64_t)st->st_mtim.tv_sec;
+	w[4] = (uint64_t)st->st_mtim.tv_nsec;
+	w[5] = (uint64_t)st->st_ctim.tv_sec;
+	w[6] = (uint64_t)st->st_ctim.tv_nsec;
+}
+
+static char *index_path(const struct cache *c)
+{
+	return xasprintf("%s/index-%016llx", c->dir, (unsigned long long)c->salt);
+}
+
+static uint32_t slot_of(const struct cache *c, const char *path)
+{
+	return (uint32_t)(XXH3_64bits(path, strlen(path)) & (c->nslots - 1));
+}
+
+/* Reads the index; anything short or odd leaves it empty. */
+static void index_load(struct cache *c)
+{
+	char *path = index_path(c);
+	struct buf b = {0};
+	char *why = NULL;
+	bool found = read_file(path, 256u << 20, &b, &why);
+	free(why);
+	free(path);
+	if (!found || b.len < 12 || memcmp(b.data, INDEX_MAGIC, 8) != 0) {
+		buf_free(&b);
+		return;
+	}
+	struct reader r = {b.data + 8, b.data + b.len, false};
+	uint32_t n = get_u32(&r);
+	if (n > INDEX_MAX || n > b.len / 60) {
+		buf_free(&b);
+		return;
+	}
+	c->old = xcalloc(n ? n : 1, sizeof *c->old);
+	for (uint32_t i = 0; i < n && !r.bad; i++) {
+		struct ientry *e = &c->old[c->nold];
+		e->path = get_str(&r);
+		if (!e->path || (size_t)(r.end - r.p) < sizeof e->st + 1 + 16) {
+			free(e->path);
+			r.bad = true;
+			break;
+		}
+		memcpy(e->st, r.p, sizeof e->st);
+		r.p += sizeof e->st;
+		e->notebook = *r.p++ != 0;
+		memcpy(&e->key.high64, r.p, 8);
+		memcpy(&e->key.low64, r.p + 8, 8);
+		r.p += 16;
+		c->nold++;
+	}
+	buf_free(&b);
+	if (r.bad) {
+		for (uint32_t i = 0; i < c->nold; i++)
+			free(c->old[i].path);
+		free(c->old);
+		c->old = NULL;
+		c->nold = 0;
+		return;
+	}
+	c->nslots = 16;
+	while (c->nslots < 2 * c->nold)
+		c->nslots *= 2;
+	c->slots = xmalloc(c->nslots * sizeof *c->slots);
+	memset(c->slots, 0xFF, c->nslots * sizeof *c->slots);
+	for (uint32_t i = 0; i < c->nold; i++) {
+		uint32_t k = slot_of(c, c->old[i].path);
+		while (c->slots[k] != UINT32_MAX)
+			k = (k + 1) & (c->nslots - 1);
+		c->slots[k] = i;
+	}
+}
+
+static const struct ientry *index_find(const struct cache *c, const char *path)
+{
+	if (!c->nslots)
+		return NULL;
+	for (uint32_t k = slot_of(c, path); c->slots[k] != UINT32_MAX; k = (k + 1) & (c->nslots - 1))
+		if (strcmp(c->old[c->slots[k]].path, path) == 0)
+			return &c->old[c->slots[k]];
+	return NULL;
+}
+
+bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
+			 struct scan_result *out, bool *notebook)
+{
+	memset(out, 0, sizeof *out);
+	if (!c)
+		return false;
+	const struct ientry *e = index_find(c, path);
+	uint64_t w[7];
+	stat_words(st, w);
+	if (!e || memcmp(e->st, w, sizeof w) != 0 || !get_by_key(c, e->key, out))
+		return false;
+	*notebook = e->notebook;
+	pthread_mutex_lock(&c->mu);
+	if (c->nfresh == c->capfresh) {
+		c->capfresh = c->capfresh ? c->capfresh * 2 : 1024;
+		c->fresh = xrealloc(c->fresh, c->capfresh * sizeof *c->fresh);
+	}
+	struct ientry *f = &c->fresh[c->nfresh++];
+	*f = *e;
+	f->path = xstrdup(e->path);
+	pthread_mutex_unlock(&c->mu);
+	return true;
+}
+
+void cache_note(struct cache *c, const char *path, const struct stat *st, const struct source *src)
+{
+	if (!c)
+		return;
+	/* racily clean: a write in the same clock tick as this stat could go unseen */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec - st->st_mtim.tv_sec < 2 || now.tv_sec - st->st_ctim.tv_sec < 2)
+		return;
+	struct ientry e = {.notebook = src->notebook, .key = entry_key(c, src)};
+	stat_words(st, e.st);
+	e.path = xstrdup(path);
+	pthread_mutex_lock(&c->mu);
+	if (c->nfresh == c->capfresh) {
+		c->capfresh = c->capfresh ? c->capfresh * 2 : 1024;
+		c->fresh = xrealloc(c->fresh, c->capfresh * sizeof *c->fresh);
+	}
+	c->fresh[c->nfresh++] = e;
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void put_entry(struct buf *b, const struct ientry *e)
+{
+	put_str(b, e->path);
+	buf_append(b, e->st, sizeof e->st);
+	buf_putc(b, (char)e->notebook);
+	buf_append(b, &e->key.high64, 8);
+	buf_append(b, &e->key.low64, 8);
+}
+
+/* Writes this run's paths, then the earlier ones it did not see (up to
+ * INDEX_MAX), whole or not at all. Nothing learned: nothing written. */
+static void index_save(struct cache *c)
+{
+	if (!c->nfresh)
+		return;
+	/* which old paths this run saw: mark them through a copy of the slots */
+	bool *seen = xcalloc(c->nold ? c->nold : 1, 1);
+	for (size_t i = 0; i < c->nfresh; i++) {
+		const struct ientry *e = index_find(c, c->fresh[i].path);
+		if (e)
+			seen[e - c->old] = true;
+	}
+	struct buf b = {0};
+	buf_append(&b, INDEX_MAGIC, 8);
+	uint32_t n = 0;
+	put_u32(&b, 0);
+	for (size_t i = 0; i < c->nfresh && n < INDEX_MAX; i++, n++)
+		put_entry(&b, &c->fresh[i]);
+	for (uint32_t i = 0; i < c->nold && n < INDEX_MAX; i++)
+		if (!seen[i]) {
+			put_entry(&b, &c->old[i]);
+			n++;
+		}
+	memcpy(b.data + 8, &n, sizeof n);
+	free(seen);
+	char *path = index_path(c);
+	char *why = NULL;
+	if (!write_file_replace(path, b.data, b.len, &why) && mkdirs(c->dir)) {
+		free(why);
+		why = NULL;
+		write_file_replace(path, b.data, b.len, &why);
+	}
+	free(why);
+	free(path);
+	buf_free(&b);
 }

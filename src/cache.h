@@ -4,11 +4,13 @@
  * knowledge data and the options that shape findings. Entries live under
  * $XDG_CACHE_HOME/gpuopt/VERSION/ (default ~/.cache/gpuopt/VERSION/), one
  * file each, written whole or not at all, so concurrent scans share it
- * safely. Any problem with the cache only costs a re-scan. */
+ * safely. An index of path stats lets a re-scan find an unchanged file
+ * without reading it. Any problem with the cache only costs a re-scan. */
 #ifndef GPUOPT_CACHE_H
 #define GPUOPT_CACHE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "kb.h"
 #include "pyscan.h"
@@ -26,5 +28,14 @@ void cache_close(struct cache *c);
  * cache_close. Safe to call from several threads. */
 bool cache_get(struct cache *c, const struct source *src, struct scan_result *out);
 void cache_put(struct cache *c, const struct source *src, const struct scan_result *res);
+
+/* Finds path by its stat (st, taken before any read) in the index of
+ * earlier runs, without reading the file: on a hit fills out (as cache_get)
+ * and *notebook. Safe to call from several threads. */
+bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
+			 struct scan_result *out, bool *notebook);
+/* Records that path, whose stat was st before it was read, has src's
+ * content, for the next run's cache_get_unchanged (written by cache_close). */
+void cache_note(struct cache *c, const char *path, const struct stat *st, const struct source *src);
 
 #endif

@@ -120,8 +120,11 @@ void scan_result_free(struct scan_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		finding_free(&r->items[i]);
+	if (r->strings)
+		free(r->strings);
+	else
+		for (size_t i = 0; i < r->n; i++)
+			finding_free(&r->items[i]);
 	free(r->items);
 	memset(r, 0, sizeof *r);
 }

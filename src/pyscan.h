@@ -44,6 +44,8 @@ struct scan_result {
 	size_t n, cap;
 	uint32_t syntax_error_line; /* 1-based line of the first syntax error, 0 if none */
 	uint32_t syntax_error_cell;
+	char *strings; /* when set (results read from the cache), every finding's
+			* owned strings live in this one block instead */
 };
 
 /* A reusable scanner: owns its parsers and a syntax tree. One per thread. */

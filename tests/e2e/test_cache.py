@@ -71,3 +71,37 @@ def test_damaged_entry_is_a_miss(tmp_path):
     ro = tmp_path / "ro"
     ro.write_text("not a directory")
     assert scan(src, ro) == first
+
+
+def index_files(cache):
+    return [p for p in entries(cache) if p.name.startswith("index-")]
+
+
+def test_unchanged_file_is_found_by_its_stat(tmp_path):
+    # the index remembers each path's stat and entry key, so a re-scan finds
+    # an unchanged file without reading it; files younger than two seconds
+    # are left out (a write in the same clock tick could go unseen)
+    import time
+    src = tmp_path / "work.py"
+    src.write_text(CODE)
+    cache = tmp_path / "cache"
+    scan(src, cache)
+    assert index_files(cache) == []  # too young to index
+    time.sleep(2.2)
+    first = scan(src, cache)
+    (index,) = index_files(cache)
+    assert index.read_bytes().startswith(b"GPUOPTI1") and str(src).encode() in index.read_bytes()
+    assert scan(src, cache) == first
+    # same size, same mtime, other content: the ctime still moves
+    st = src.stat()
+    changed = CODE.replace("np.fft.fft(np.ones(8))", "np.sort(np.ones(8))   ")
+    assert len(changed) == len(CODE)
+    src.write_text(changed)
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = scan(src, cache)
+    symbols = [f["symbol"] for f in after["findings"]]
+    assert "numpy.sort" in symbols and "numpy.fft.fft" not in symbols
+    # a damaged index is only a miss
+    for damage in (b"", b"GPUOPTI1", index.read_bytes()[:-5], b"GPUOPTI1\xff\xff\xff\x7f"):
+        index.write_bytes(damage)
+        assert scan(src, cache) == after
