@@ -126,6 +126,18 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Reports file i (scanned) and frees what it held. */
+static void report_one(struct job *j, struct report *rep, size_t i)
+{
+	if (!j->files[i].ok && j->errors_to_stderr)
+		diag_error("%s: %s", j->files[i].path, j->files[i].error);
+	report_file(rep, &j->files[i]);
+	scan_result_free(&j->files[i].res);
+	buf_free(&j->files[i].out);
+	free(j->files[i].error);
+	j->files[i].error = NULL;
+}
+
 /* Scans every file with `jobs` threads and reports each, in order. */
 static void scan_all(struct job *j, int jobs, struct report *rep)
 {
@@ -139,8 +151,19 @@ static void scan_all(struct job *j, int jobs, struct report *rep)
 			if (pthread_create(&t[started], NULL, worker, j) != 0)
 				break;
 	}
-	if (started == 0)
-		worker(j);
+	if (started == 0) {
+		/* one thread: scan, report and free each file in turn */
+		struct pyscanner *ps = pyscanner_new(j->kb);
+		pyscanner_keep_text(ps, j->keep_text);
+		for (size_t i = 0; i < j->nfiles; i++) {
+			scan_one(ps, j->cache, &j->files[i]);
+			atomic_store(&j->done[i], true);
+			report_one(j, rep, i);
+		}
+		pyscanner_free(ps);
+		free(t);
+		return;
+	}
 	for (size_t i = 0; i < j->nfiles; i++) {
 		if (!atomic_load(&j->done[i])) {
 			pthread_mutex_lock(&j->mu);
@@ -150,13 +173,7 @@ static void scan_all(struct job *j, int jobs, struct report *rep)
 			atomic_store(&j->waiting, false);
 			pthread_mutex_unlock(&j->mu);
 		}
-		if (!j->files[i].ok && j->errors_to_stderr)
-			diag_error("%s: %s", j->files[i].path, j->files[i].error);
-		report_file(rep, &j->files[i]);
-		scan_result_free(&j->files[i].res);
-		buf_free(&j->files[i].out);
-		free(j->files[i].error);
-		j->files[i].error = NULL;
+		report_one(j, rep, i);
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
