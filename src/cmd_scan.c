@@ -65,6 +65,9 @@ struct job {
 	atomic_size_t next;
 	atomic_bool *done;     /* file i is scanned */
 	atomic_bool waiting;   /* the reporter sleeps on cv */
+	atomic_size_t reported; /* files reported so far */
+	atomic_int stalled;    /* workers sleeping on room */
+	pthread_cond_t room;   /* the reporter caught up */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -102,6 +105,9 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 	source_free(&src);
 }
 
+/* How many files workers may scan ahead of the reporter. */
+#define AHEAD 128
+
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -111,6 +117,16 @@ static void *worker(void *arg)
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->nfiles)
 			break;
+		/* at most AHEAD files in front of the reporter, so a slow reader
+		 * of the report does not make every result pile up in memory */
+		if (i >= atomic_load(&j->reported) + AHEAD) {
+			pthread_mutex_lock(&j->mu);
+			atomic_fetch_add(&j->stalled, 1);
+			while (i >= atomic_load(&j->reported) + AHEAD)
+				pthread_cond_wait(&j->room, &j->mu);
+			atomic_fetch_sub(&j->stalled, 1);
+			pthread_mutex_unlock(&j->mu);
+		}
 		scan_one(ps, j->cache, &j->files[i]);
 		report_render(j->ropt, &j->files[i]);
 		/* wake the reporter only when it sleeps: most files are ready
@@ -136,6 +152,12 @@ static void report_one(struct job *j, struct report *rep, size_t i)
 	buf_free(&j->files[i].out);
 	free(j->files[i].error);
 	j->files[i].error = NULL;
+	atomic_store(&j->reported, i + 1);
+	if (atomic_load(&j->stalled)) {
+		pthread_mutex_lock(&j->mu);
+		pthread_cond_broadcast(&j->room);
+		pthread_mutex_unlock(&j->mu);
+	}
 }
 
 /* Scans every file with `jobs` threads and reports each, in order. */
@@ -305,11 +327,14 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < pl.files.len; i++)
 		atomic_init(&j.done[i], false);
 	atomic_init(&j.waiting, false);
+	atomic_init(&j.reported, 0);
+	atomic_init(&j.stalled, 0);
 	for (size_t i = 0; i < pl.files.len; i++)
 		j.files[i].path = pl.files.items[i];
 	atomic_init(&j.next, 0);
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.cv, NULL);
+	pthread_cond_init(&j.room, NULL);
 	scan_all(&j, (int)jobs, rep);
 	struct scan_counts n;
 	bool written = report_close(rep, now() - t0, &n);
@@ -340,6 +365,7 @@ static int run(int argc, char **argv)
 	cache_close(j.cache);
 	pthread_mutex_destroy(&j.mu);
 	pthread_cond_destroy(&j.cv);
+	pthread_cond_destroy(&j.room);
 	free(j.files);
 	free(j.done);
 	pathlist_free(&pl);
