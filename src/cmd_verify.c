@@ -432,12 +432,20 @@ static int run(int argc, char **argv)
 
 	struct verify_report r = {.reference = pos[0], .candidate = pos[1], .opts = &o};
 	struct stat sa, sb;
-	bool da = stat(pos[0], &sa) == 0 && S_ISDIR(sa.st_mode);
-	bool db = stat(pos[1], &sb) == 0 && S_ISDIR(sb.st_mode);
+	bool ea = stat(pos[0], &sa) == 0;
+	int erra = errno;
+	bool eb = stat(pos[1], &sb) == 0;
+	int errb = errno;
+	bool da = ea && S_ISDIR(sa.st_mode);
+	bool db = eb && S_ISDIR(sb.st_mode);
 	if (o.recall_k) {
 		verify_recall(&r, pos[0], pos[1]);
 	} else if (da && db) {
 		compare_dirs(&r, pos[0], pos[1]);
+	} else if ((da && !eb) || (db && !ea)) {
+		const char *missing = ea ? pos[1] : pos[0];
+		struct vitem *it = vitem_add(&r, V_ARRAY, pos[0], pos[0], pos[1]);
+		vitem_fail(it, xasprintf("cannot read '%s': %s", missing, strerror(ea ? errb : erra)));
 	} else if (da || db) {
 		struct vitem *it = vitem_add(&r, V_ARRAY, pos[0], pos[0], pos[1]);
 		vitem_fail(it, xasprintf("'%s' is a directory and '%s' is not: give two files or two "

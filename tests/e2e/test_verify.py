@@ -755,6 +755,12 @@ def test_missing_and_unknown_files(tmp_path):
     np.savez(tmp_path / "z.npz", x=np.ones(2))
     r = verify(good, tmp_path / "z.npz")
     assert r.rc == 2 and "one is a .npy file, the other a .npz file" in r.err
+    # a directory against a path that does not exist: it is missing, not "not a directory"
+    (tmp_path / "refdir").mkdir()
+    for args in ((tmp_path / "refdir", tmp_path / "gone"), (tmp_path / "gone", tmp_path / "refdir")):
+        r = verify(*args)
+        assert r.rc == 2 and f"cannot read '{tmp_path / 'gone'}': No such file or directory" in r.err, r
+        assert "is not" not in r.err
 
 
 @pytest.mark.parametrize("args,message", [
