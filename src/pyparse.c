@@ -208,11 +208,6 @@ static inline void leave(struct pyparser *p)
 	p->depth--;
 }
 
-static inline uint16_t node_sym(const struct pyparser *p, uint32_t id)
-{
-	return p->t->nodes[id].sym;
-}
-
 static inline void set_sym(struct pyparser *p, uint32_t id, int sym)
 {
 	p->t->nodes[id].sym = p->sym[sym];
@@ -678,21 +673,54 @@ static uint32_t unary(struct pyparser *p)
 	return power(p);
 }
 
+/* `*` or `**` (the current token), then its operand: a node of sym. */
+static uint32_t splat(struct pyparser *p, int sym, uint32_t (*operand)(struct pyparser *))
+{
+	uint32_t base = p->nstk;
+	uint32_t t0 = advance(p);
+	push(p, operand(p), F_NONE);
+	return make(p, sym, base, t0);
+}
+
+/* Whether a comprehension clause starts here: `for` or `async for`. */
+static inline bool at_for(const struct pyparser *p)
+{
+	return is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR);
+}
+
+/* The rest of a comprehension whose body was just parsed: its clauses and
+ * the closing bracket; the node (sym) spans from the opening one, t0. */
+static uint32_t comprehension(struct pyparser *p, int sym, uint32_t base, uint32_t t0, uint32_t body,
+			      uint8_t close)
+{
+	push(p, body, F_BODY);
+	comprehension_clauses(p);
+	expect_op(p, close);
+	return make(p, sym, base, t0);
+}
+
+/* `key: value` once the key is parsed. */
+static uint32_t pair_after_key(struct pyparser *p, uint32_t key)
+{
+	uint32_t base = p->nstk;
+	push(p, key, F_KEY);
+	expect_op(p, O_COLON);
+	push(p, expression(p), F_VALUE);
+	return make_from(p, S_PAIR, base, key);
+}
+
 /* An element of a list / tuple / set / call: `*x` or an expression. In
  * lists, sets and expression lists tree-sitter reads `*a.b` as `(*a).b`:
  * there (bare) only `*name` is taken. */
 static uint32_t star_element_in(struct pyparser *p, bool bare)
 {
-	if (is_op(p, O_STAR)) {
-		uint32_t base = p->nstk;
-		uint32_t t0 = advance(p);
-		uint32_t e = expression(p);
-		if (bare && p->t->nodes[e].sym != p->sym[S_IDENTIFIER])
-			decline(p);
-		push(p, e, F_NONE);
-		return make(p, S_LIST_SPLAT, base, t0);
-	}
-	return expression(p);
+	if (!is_op(p, O_STAR))
+		return expression(p);
+	uint32_t s = splat(p, S_LIST_SPLAT, expression);
+	const struct pt_node *n = &p->t->nodes[s];
+	if (bare && p->t->nodes[p->t->kids[n->kids]].sym != p->sym[S_IDENTIFIER])
+		decline(p);
+	return s;
 }
 
 static inline uint32_t star_element(struct pyparser *p)
@@ -772,17 +800,13 @@ static uint32_t paren_atom(struct pyparser *p)
 		expect_op(p, O_RPAR);
 		return make(p, S_PARENTHESIZED_EXPRESSION, base, t0);
 	}
-	bool splat = is_op(p, O_STAR);
+	bool starred = is_op(p, O_STAR);
 	uint32_t e = star_element_in(p, false);
-	if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
-		push(p, e, F_BODY);
-		comprehension_clauses(p);
-		expect_op(p, O_RPAR);
-		return make(p, S_GENERATOR_EXPRESSION, base, t0);
-	}
+	if (!starred && at_for(p))
+		return comprehension(p, S_GENERATOR_EXPRESSION, base, t0, e, O_RPAR);
 	push(p, e, F_NONE);
 	if (is_op(p, O_RPAR)) {
-		if (splat)
+		if (starred)
 			decline(p); /* (*a): parenthesized_list_splat */
 		advance(p);
 		return make(p, S_PARENTHESIZED_EXPRESSION, base, t0);
@@ -801,14 +825,10 @@ static uint32_t list_atom(struct pyparser *p)
 		advance(p);
 		return make(p, S_LIST, base, t0);
 	}
-	bool splat = is_op(p, O_STAR);
+	bool starred = is_op(p, O_STAR);
 	uint32_t e = is_kw(p, K_YIELD) ? yield_expr(p) : star_element(p);
-	if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
-		push(p, e, F_BODY);
-		comprehension_clauses(p);
-		expect_op(p, O_RSQB);
-		return make(p, S_LIST_COMPREHENSION, base, t0);
-	}
+	if (!starred && at_for(p))
+		return comprehension(p, S_LIST_COMPREHENSION, base, t0, e, O_RSQB);
 	push(p, e, F_NONE);
 	more_elements(p, O_RSQB);
 	return make(p, S_LIST, base, t0);
@@ -816,18 +836,9 @@ static uint32_t list_atom(struct pyparser *p)
 
 static uint32_t dict_item(struct pyparser *p)
 {
-	if (is_op(p, O_POW)) {
-		uint32_t base = p->nstk;
-		uint32_t t0 = advance(p);
-		push(p, expression(p), F_NONE);
-		return make(p, S_DICTIONARY_SPLAT, base, t0);
-	}
-	uint32_t base = p->nstk;
-	uint32_t k = expression(p);
-	push(p, k, F_KEY);
-	expect_op(p, O_COLON);
-	push(p, expression(p), F_VALUE);
-	return make_from(p, S_PAIR, base, k);
+	if (is_op(p, O_POW))
+		return splat(p, S_DICTIONARY_SPLAT, expression);
+	return pair_after_key(p, expression(p));
 }
 
 static uint32_t brace_atom(struct pyparser *p)
@@ -838,38 +849,22 @@ static uint32_t brace_atom(struct pyparser *p)
 		advance(p);
 		return make(p, S_DICTIONARY, base, t0);
 	}
-	bool is_dict = is_op(p, O_POW);
 	uint32_t first;
-	if (!is_dict) {
-		bool splat = is_op(p, O_STAR);
+	if (is_op(p, O_POW)) {
+		first = dict_item(p);
+	} else {
+		bool starred = is_op(p, O_STAR);
 		first = star_element(p);
-		if (!splat && is_op(p, O_COLON)) {
-			is_dict = true;
-			uint32_t pb = p->nstk;
-			push(p, first, F_KEY);
-			advance(p);
-			push(p, expression(p), F_VALUE);
-			first = make_from(p, S_PAIR, pb, first);
-		} else {
-			if (!splat && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
-				push(p, first, F_BODY);
-				comprehension_clauses(p);
-				expect_op(p, O_RBRACE);
-				return make(p, S_SET_COMPREHENSION, base, t0);
-			}
+		if (starred || !is_op(p, O_COLON)) {
+			if (!starred && at_for(p))
+				return comprehension(p, S_SET_COMPREHENSION, base, t0, first, O_RBRACE);
 			push(p, first, F_NONE);
 			more_elements(p, O_RBRACE);
 			return make(p, S_SET, base, t0);
 		}
-	} else {
-		first = dict_item(p);
-	}
-	if (node_sym(p, first) == p->sym[S_PAIR] &&
-	    (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
-		push(p, first, F_BODY);
-		comprehension_clauses(p);
-		expect_op(p, O_RBRACE);
-		return make(p, S_DICTIONARY_COMPREHENSION, base, t0);
+		first = pair_after_key(p, first);
+		if (at_for(p))
+			return comprehension(p, S_DICTIONARY_COMPREHENSION, base, t0, first, O_RBRACE);
 	}
 	push(p, first, F_NONE);
 	while (is_op(p, O_COMMA)) {
@@ -990,15 +985,9 @@ static void argument_list(struct pyparser *p, int field)
 				break;
 		}
 		if (is_op(p, O_STAR)) {
-			uint32_t b = p->nstk;
-			uint32_t s0 = advance(p);
-			push(p, expression(p), F_NONE);
-			push(p, make(p, S_LIST_SPLAT, b, s0), F_NONE);
+			push(p, splat(p, S_LIST_SPLAT, expression), F_NONE);
 		} else if (is_op(p, O_POW)) {
-			uint32_t b = p->nstk;
-			uint32_t s0 = advance(p);
-			push(p, expression(p), F_NONE);
-			push(p, make(p, S_DICTIONARY_SPLAT, b, s0), F_NONE);
+			push(p, splat(p, S_DICTIONARY_SPLAT, expression), F_NONE);
 		} else if (cur(p)->type == T_NAME && tok_is_op(peek(p, 1), O_EQ)) {
 			uint32_t b = p->nstk;
 			uint32_t name;
@@ -1013,12 +1002,10 @@ static void argument_list(struct pyparser *p, int field)
 			decline(p); /* (*a): parenthesized_list_splat */
 		} else {
 			uint32_t e = expression(p);
-			if (first && (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR))) {
-				push(p, e, F_BODY);
-				comprehension_clauses(p);
-				expect_op(p, O_RPAR);
+			if (first && at_for(p)) {
+				uint32_t g = comprehension(p, S_GENERATOR_EXPRESSION, base, t0, e, O_RPAR);
 				leave(p);
-				push(p, make(p, S_GENERATOR_EXPRESSION, base, t0), field);
+				push(p, g, field);
 				return;
 			}
 			push(p, e, F_NONE);
@@ -1077,15 +1064,7 @@ static uint32_t targets(struct pyparser *p)
 	int n = 0;
 	bool comma = false;
 	for (;;) {
-		uint32_t e;
-		if (is_op(p, O_STAR)) {
-			uint32_t b = p->nstk;
-			uint32_t s0 = advance(p);
-			push(p, bitor(p), F_NONE);
-			e = make(p, S_LIST_SPLAT, b, s0);
-		} else {
-			e = bitor(p);
-		}
+		uint32_t e = is_op(p, O_STAR) ? splat(p, S_LIST_SPLAT, bitor) : bitor(p);
 		if (first == PT_NULL)
 			first = e;
 		push(p, e, F_NONE);
@@ -1112,7 +1091,7 @@ static void comprehension_clauses(struct pyparser *p)
 {
 	enter(p);
 	for (;;) {
-		if (is_kw(p, K_FOR) || (is_kw(p, K_ASYNC) && peek(p, 1)->op == K_FOR)) {
+		if (at_for(p)) {
 			uint32_t base = p->nstk;
 			uint32_t t0 = p->pos;
 			if (is_kw(p, K_ASYNC))
