@@ -134,30 +134,3 @@ bool report_close(struct report *r, double seconds, struct scan_counts *counts)
 	free(r);
 	return ok;
 }
-
-void json_put_string(FILE *out, const char *s)
-{
-	/* Runs of plain characters go out in one write: this is the hot loop
-	 * of a JSON report with a few hundred thousand findings. */
-	putc_unlocked('"', out);
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-	for (;; p++) {
-		unsigned char ch = *p;
-		if (ch >= 0x20 && ch != '"' && ch != '\\')
-			continue;
-		if (p > run)
-			fwrite_unlocked(run, 1, (size_t)(p - run), out);
-		run = p + 1;
-		if (ch == '\0')
-			break;
-		switch (ch) {
-		case '"': fputs_unlocked("\\\"", out); break;
-		case '\\': fputs_unlocked("\\\\", out); break;
-		case '\n': fputs_unlocked("\\n", out); break;
-		case '\r': fputs_unlocked("\\r", out); break;
-		case '\t': fputs_unlocked("\\t", out); break;
-		default: fprintf(out, "\\u%04x", ch); break;
-		}
-	}
-	putc_unlocked('"', out);
-}

@@ -86,7 +86,4 @@ struct report {
 	size_t nresults;       /* findings written so far (JSON/SARIF commas) */
 };
 
-/* Writes s as a JSON string literal (quotes included). */
-void json_put_string(FILE *out, const char *s);
-
 #endif

@@ -12,15 +12,6 @@
 #include "report.h"
 #include "version.h"
 
-static void put_key_str(FILE *o, const char *key, const char *value)
-{
-	fprintf(o, "\"%s\": ", key);
-	if (value)
-		json_put_string(o, value);
-	else
-		fputs("null", o);
-}
-
 /* ---- buffer writers for the per-finding hot path ---- */
 
 /* Appends without terminating (the renderers terminate at the end). */
@@ -125,6 +116,13 @@ static void b_u32(struct buf *b, uint32_t v)
 		b->data[b->len++] = d[--n];
 }
 
+/* Terminates what put appended. */
+static void b_end(struct buf *b)
+{
+	if (b->data)
+		b->data[b->len] = '\0';
+}
+
 /* Dumps a jansson value at the current position, then drops it. */
 static void put_json(FILE *o, json_t *v, size_t flags)
 {
@@ -202,8 +200,7 @@ static void json_render(const struct scan_file *sf, struct buf *b)
 		b_key(b, "rank_reason", f->rank_reason);
 		put(b, "}", 1);
 	}
-	if (b->data)
-		b->data[b->len] = '\0';
+	b_end(b);
 }
 
 static void json_end(struct report *r, double seconds)
@@ -224,14 +221,18 @@ static void json_end(struct report *r, double seconds)
 	json_object_set_new(summary, "seconds", json_real(seconds));
 	put_json(o, summary, JSON_INDENT(2));
 	fputs(",\n  \"errors\": [", o);
+	struct buf b = {0};
 	for (size_t i = 0; i < r->errors.len; i++) {
 		const struct path_error *e = r->errors.items[i];
-		fputs(i ? ",\n    {" : "\n    {", o);
-		put_key_str(o, "path", e->path);
-		fputs(", ", o);
-		put_key_str(o, "message", e->message);
-		putc('}', o);
+		b.len = 0;
+		b_str(&b, i ? ",\n    {" : "\n    {");
+		b_key(&b, "path", e->path);
+		B_LIT(&b, ", ");
+		b_key(&b, "message", e->message);
+		B_LIT(&b, "}");
+		fwrite(b.data, 1, b.len, o);
 	}
+	buf_free(&b);
 	fputs(r->errors.len ? "\n  ],\n  \"notices\": [" : "],\n  \"notices\": [", o);
 	for (size_t i = 0; i < r->notices.len; i++)
 		fprintf(o, "%s\n    %s", i ? "," : "", (char *)r->notices.items[i]);
@@ -338,8 +339,7 @@ static void sarif_render(const struct scan_file *sf, struct buf *b)
 		B_LIT(b, "}}");
 	}
 	free(uri);
-	if (b->data)
-		b->data[b->len] = '\0';
+	b_end(b);
 }
 
 static void sarif_end(struct report *r, double seconds)
