@@ -64,6 +64,7 @@ struct cache {
 
 static void index_load(struct cache *c);
 static void index_save(struct cache *c);
+static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
 static bool mkdirs(const char *path)
 {
@@ -167,10 +168,12 @@ static void put_str(struct buf *b, const char *s)
 	buf_append(b, s, n);
 }
 
-void cache_put(struct cache *c, const struct source *src, const struct scan_result *res)
+void cache_put(struct cache *c, const struct source *src, const struct stat *st,
+	       const struct scan_result *res)
 {
 	if (!c)
 		return;
+	XXH128_hash_t key = entry_key(c, src);
 	struct buf b = {0};
 	buf_append(&b, MAGIC, 8);
 	put_u32(&b, (uint32_t)res->n);
@@ -192,7 +195,7 @@ void cache_put(struct cache *c, const struct source *src, const struct scan_resu
 		put_str(&b, f->line_text);
 		put_str(&b, f->rank_reason);
 	}
-	char *path = key_path(c, entry_key(c, src));
+	char *path = key_path(c, key);
 	char *why = NULL;
 	/* A failed write only costs a re-scan; the directory is made on the
 	 * first miss, not checked on every write. */
@@ -209,6 +212,8 @@ void cache_put(struct cache *c, const struct source *src, const struct scan_resu
 	free(why);
 	free(path);
 	buf_free(&b);
+	if (st)
+		note(c, src, st, key);
 }
 
 /* ---- reading ---- */
@@ -291,26 +296,39 @@ static const char *intern(struct cache *c, char *s)
 
 static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out);
 
-bool cache_get(struct cache *c, const struct source *src, struct scan_result *out)
+bool cache_get(struct cache *c, const struct source *src, const struct stat *st,
+	       struct scan_result *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!c)
 		return false;
-	return get_by_key(c, entry_key(c, src), out);
+	XXH128_hash_t key = entry_key(c, src);
+	if (!get_by_key(c, key, out))
+		return false;
+	if (st)
+		note(c, src, st, key);
+	return true;
+}
+
+/* Reads a cache file (taking path) into b if it starts with magic and has
+ * at least `min` bytes; anything else, a missing file included, is false. */
+static bool read_cache_file(char *path, const char *magic, size_t min, struct buf *b)
+{
+	char *why = NULL;
+	bool found = read_file(path, 256u << 20, b, &why);
+	free(why);
+	free(path);
+	if (found && b->len >= min && memcmp(b->data, magic, 8) == 0)
+		return true;
+	buf_free(b);
+	return false;
 }
 
 static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out)
 {
-	char *path = key_path(c, key);
 	struct buf b = {0};
-	char *why = NULL;
-	bool found = read_file(path, 256u << 20, &b, &why);
-	free(why);
-	free(path);
-	if (!found || b.len < 8 || memcmp(b.data, MAGIC, 8) != 0) {
-		buf_free(&b);
+	if (!read_cache_file(key_path(c, key), MAGIC, 8, &b))
 		return false;
-	}
 	struct reader r = {b.data + 8, b.data + b.len, false};
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
@@ -389,16 +407,9 @@ static uint32_t slot_of(const struct cache *c, const char *path)
 /* Reads the index; anything short or odd leaves it empty. */
 static void index_load(struct cache *c)
 {
-	char *path = index_path(c);
 	struct buf b = {0};
-	char *why = NULL;
-	bool found = read_file(path, 256u << 20, &b, &why);
-	free(why);
-	free(path);
-	if (!found || b.len < 12 || memcmp(b.data, INDEX_MAGIC, 8) != 0) {
-		buf_free(&b);
+	if (!read_cache_file(index_path(c), INDEX_MAGIC, 12, &b))
 		return;
-	}
 	struct reader r = {b.data + 8, b.data + b.len, false};
 	uint32_t n = get_u32(&r);
 	if (n > INDEX_MAX || n > b.len / 60) {
@@ -454,6 +465,18 @@ static const struct ientry *index_find(const struct cache *c, const char *path)
 	return NULL;
 }
 
+/* Adds e (whose path it takes) to what this run learned. */
+static void fresh_add(struct cache *c, struct ientry e)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->nfresh == c->capfresh) {
+		c->capfresh = c->capfresh ? c->capfresh * 2 : 1024;
+		c->fresh = xrealloc(c->fresh, c->capfresh * sizeof *c->fresh);
+	}
+	c->fresh[c->nfresh++] = e;
+	pthread_mutex_unlock(&c->mu);
+}
+
 bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
 			 struct scan_result *out, bool *notebook)
 {
@@ -466,37 +489,24 @@ bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *s
 	if (!e || memcmp(e->st, w, sizeof w) != 0 || !get_by_key(c, e->key, out))
 		return false;
 	*notebook = e->notebook;
-	pthread_mutex_lock(&c->mu);
-	if (c->nfresh == c->capfresh) {
-		c->capfresh = c->capfresh ? c->capfresh * 2 : 1024;
-		c->fresh = xrealloc(c->fresh, c->capfresh * sizeof *c->fresh);
-	}
-	struct ientry *f = &c->fresh[c->nfresh++];
-	*f = *e;
-	f->path = xstrdup(e->path);
-	pthread_mutex_unlock(&c->mu);
+	struct ientry f = *e;
+	f.path = xstrdup(e->path);
+	fresh_add(c, f);
 	return true;
 }
 
-void cache_note(struct cache *c, const char *path, const struct stat *st, const struct source *src)
+/* Records that src's path, whose stat was st before it was read, has the
+ * content of entry key, for the next run (written by cache_close). */
+static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key)
 {
-	if (!c)
-		return;
 	/* racily clean: a write in the same clock tick as this stat could go unseen */
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (now.tv_sec - st->st_mtim.tv_sec < 2 || now.tv_sec - st->st_ctim.tv_sec < 2)
 		return;
-	struct ientry e = {.notebook = src->notebook, .key = entry_key(c, src)};
+	struct ientry e = {.path = xstrdup(src->path), .notebook = src->notebook, .key = key};
 	stat_words(st, e.st);
-	e.path = xstrdup(path);
-	pthread_mutex_lock(&c->mu);
-	if (c->nfresh == c->capfresh) {
-		c->capfresh = c->capfresh ? c->capfresh * 2 : 1024;
-		c->fresh = xrealloc(c->fresh, c->capfresh * sizeof *c->fresh);
-	}
-	c->fresh[c->nfresh++] = e;
-	pthread_mutex_unlock(&c->mu);
+	fresh_add(c, e);
 }
 
 static void put_entry(struct buf *b, const struct ientry *e)

@@ -25,17 +25,18 @@ void cache_close(struct cache *c);
 
 /* Fills out (owned by the caller) and returns true on a hit. The strings
  * library / display / target point into the cache: use them before
- * cache_close. Safe to call from several threads. */
-bool cache_get(struct cache *c, const struct source *src, struct scan_result *out);
-void cache_put(struct cache *c, const struct source *src, const struct scan_result *res);
+ * cache_close. Safe to call from several threads. st: the file's stat,
+ * taken before it was read, or NULL; given, a hit (and every put) is also
+ * recorded in the index for the next run's cache_get_unchanged. */
+bool cache_get(struct cache *c, const struct source *src, const struct stat *st,
+	       struct scan_result *out);
+void cache_put(struct cache *c, const struct source *src, const struct stat *st,
+	       const struct scan_result *res);
 
 /* Finds path by its stat (st, taken before any read) in the index of
  * earlier runs, without reading the file: on a hit fills out (as cache_get)
  * and *notebook. Safe to call from several threads. */
 bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
 			 struct scan_result *out, bool *notebook);
-/* Records that path, whose stat was st before it was read, has src's
- * content, for the next run's cache_get_unchanged (written by cache_close). */
-void cache_note(struct cache *c, const char *path, const struct stat *st, const struct source *src);
 
 #endif

@@ -89,16 +89,13 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 		return;
 	}
 	sf->notebook = src.notebook;
-	if (cache_get(cache, &src, &sf->res)) {
+	const struct stat *known = indexable ? &st : NULL;
+	if (cache_get(cache, &src, known, &sf->res)) {
 		sf->ok = true;
-		if (indexable)
-			cache_note(cache, sf->path, &st, &src);
 	} else if (pyscan(ps, &src, &sf->res, &why)) {
 		sf->ok = true;
 		if (strcmp(sf->path, "-") != 0)
-			cache_put(cache, &src, &sf->res);
-		if (indexable)
-			cache_note(cache, sf->path, &st, &src);
+			cache_put(cache, &src, known, &sf->res);
 	} else {
 		sf->error = why;
 	}
