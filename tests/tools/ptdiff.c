@@ -14,6 +14,7 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
+#include "fileio.h"
 #include "pyparse.h"
 #include "pytree.h"
 
@@ -125,24 +126,6 @@ static long first_diff(const struct lines *x, const struct lines *y)
 	return x->n == y->n ? -1 : (long)n;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	size_t k;
-	while ((k = fread(b + n, 1, cap - n, f)) > 0) {
-		n += k;
-		if (n == cap)
-			b = realloc(b, cap *= 2);
-	}
-	fclose(f);
-	*len = n;
-	return b;
-}
-
 int main(int argc, char **argv)
 {
 	int verbose = 0, argi = 1;
@@ -160,12 +143,15 @@ int main(int argc, char **argv)
 	long files = 0, declined = 0, same = 0, differ = 0, ts_errors = 0, copy_differ = 0;
 	unsigned long long bytes = 0, bytes_declined = 0;
 	for (int i = argi; i < argc; i++) {
-		size_t len;
-		char *text = slurp(argv[i], &len);
-		if (!text) {
-			fprintf(stderr, "ptdiff: %s: cannot read\n", argv[i]);
+		struct buf file = {0};
+		char *why = NULL;
+		if (!read_file(argv[i], 1u << 30, &file, &why)) {
+			fprintf(stderr, "ptdiff: %s: %s\n", argv[i], why ? why : "cannot read");
+			free(why);
 			continue;
 		}
+		const char *text = file.data ? file.data : "";
+		size_t len = file.len;
 		files++;
 		bytes += len;
 		ts_parser_set_language(tsp, lang); /* fresh scanner state, as pyscan does */
@@ -226,7 +212,7 @@ int main(int argc, char **argv)
 		free(got.v);
 		free(copied.v);
 		ts_tree_delete(tree);
-		free(text);
+		buf_free(&file);
 	}
 	printf("files %ld: same %ld, differ %ld, declined %ld (%.1f%% of bytes), syntax errors %ld;"
 	       " pytree_from_ts differs %ld\n",
