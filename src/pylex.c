@@ -259,9 +259,8 @@ static void lex_string(struct lexer *lx, uint32_t start, uint8_t flags)
 		lex_string_body(lx, flags, q);
 	} else {
 		/* one token for the whole literal: the parser splits it */
-		struct pt_point save_sp = sp;
 		lex_string_body(lx, flags, q);
-		emit(lx, T_STRING, flags, start, save_sp);
+		emit(lx, T_STRING, flags, start, sp);
 	}
 }
 

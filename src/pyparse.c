@@ -123,14 +123,7 @@ static void expect_kw(struct pyparser *p, uint8_t kw)
 
 static void push(struct pyparser *p, uint32_t id, int field)
 {
-	if (p->nstk == p->capstk) {
-		p->capstk = p->capstk ? p->capstk * 2 : 256;
-		p->stk = xrealloc(p->stk, p->capstk * sizeof *p->stk);
-		p->stkf = xrealloc(p->stkf, p->capstk * sizeof *p->stkf);
-	}
-	p->stk[p->nstk] = id;
-	p->stkf[p->nstk] = field ? p->fld[field] : 0;
-	p->nstk++;
+	pt_pending_push(&p->kids, id, field ? p->fld[field] : 0);
 }
 
 /* A node from (start, sp) to the end of the last consumed token, whose
@@ -144,9 +137,7 @@ static uint32_t make_at(struct pyparser *p, uint16_t sym, bool named, uint32_t b
 		span.end = start;
 		span.ep = sp;
 	}
-	uint32_t id = pt_add(p->t, sym, named, span, p->stk + base, p->stkf + base, p->nstk - base);
-	p->nstk = base;
-	return id;
+	return pt_add_pending(p->t, sym, named, span, &p->kids, base);
 }
 
 /* The same, starting at token `t0`. */
@@ -174,10 +165,7 @@ static uint32_t leaf_span(struct pyparser *p, int sym, uint32_t a, uint32_t b, s
 			  struct pt_point bp, uint32_t base)
 {
 	struct pt_span span = {a, b, ap, bp};
-	uint32_t id = pt_add(p->t, p->sym[sym], true, span, p->stk + base, p->stkf + base,
-			     p->nstk - base);
-	p->nstk = base;
-	return id;
+	return pt_add_pending(p->t, p->sym[sym], true, span, &p->kids, base);
 }
 
 static uint32_t identifier(struct pyparser *p)
@@ -284,7 +272,7 @@ static void push_content(struct pyparser *p, struct cursor *c, uint32_t a, uint3
 	if (a == b)
 		return;
 	const char *s = p->text;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	struct pt_point ap = c->pt;
 	for (uint32_t i = a; i < b;) {
 		uint32_t n = 0;
@@ -308,7 +296,7 @@ static void push_content(struct pyparser *p, struct cursor *c, uint32_t a, uint3
 		cursor_to(p, c, i);
 		struct pt_point ep_start = c->pt;
 		cursor_to(p, c, i + n);
-		push(p, leaf_span(p, sym, i, i + n, ep_start, c->pt, p->nstk), F_NONE);
+		push(p, leaf_span(p, sym, i, i + n, ep_start, c->pt, p->kids.n), F_NONE);
 		i += n;
 	}
 	cursor_to(p, c, b);
@@ -338,7 +326,7 @@ static void push_end(struct pyparser *p, struct cursor *c, uint32_t a, uint32_t 
 	cursor_to(p, c, a);
 	struct pt_point ap = c->pt;
 	cursor_to(p, c, b);
-	push(p, leaf_span(p, S_STRING_END, a, b, ap, c->pt, p->nstk), F_NONE);
+	push(p, leaf_span(p, S_STRING_END, a, b, ap, c->pt, p->kids.n), F_NONE);
 }
 
 /* The fields of an interpolation / format_expression after its '{'. */
@@ -349,7 +337,7 @@ static uint32_t fstring(struct pyparser *p)
 	uint32_t t0 = advance(p);
 	const struct tok *k = &p->toks[t0];
 	uint8_t flags = k->op;
-	uint32_t base = p->nstk, body;
+	uint32_t base = p->kids.n, body;
 	struct cursor c = {k->start, k->sp};
 	push_start(p, k, &c, &body);
 	for (;;) {
@@ -360,7 +348,7 @@ static uint32_t fstring(struct pyparser *p)
 			advance(p);
 		} else if (t->type == T_FLBRACE) {
 			uint32_t b0 = advance(p);
-			uint32_t ib = p->nstk;
+			uint32_t ib = p->kids.n;
 			interpolation_body(p);
 			push(p, make(p, S_INTERPOLATION, ib, b0), F_NONE);
 		} else if (t->type == T_FEND) {
@@ -387,13 +375,13 @@ static void interpolation_body(struct pyparser *p)
 		push(p, leaf_tok(p, p->sym[S_TYPE_CONVERSION], true, advance(p)), F_TYPE_CONVERSION);
 	if (cur(p)->type == T_FCOLON) {
 		uint32_t c0 = advance(p);
-		uint32_t fb = p->nstk;
+		uint32_t fb = p->kids.n;
 		for (;;) {
 			if (cur(p)->type == T_FSPEC) {
 				advance(p);
 			} else if (cur(p)->type == T_FLBRACE) {
 				uint32_t b0 = advance(p);
-				uint32_t ib = p->nstk;
+				uint32_t ib = p->kids.n;
 				interpolation_body(p);
 				push(p, make(p, S_FORMAT_EXPRESSION, ib, b0), F_NONE);
 			} else {
@@ -436,7 +424,7 @@ static uint32_t plain_string(struct pyparser *p)
 {
 	uint32_t t0 = advance(p);
 	const struct tok *k = &p->toks[t0];
-	uint32_t base = p->nstk, body;
+	uint32_t base = p->kids.n, body;
 	struct cursor c = {k->start, k->sp};
 	push_start(p, k, &c, &body);
 	uint32_t qn = (k->op & SF_TRIPLE) ? 3 : 1;
@@ -452,15 +440,15 @@ static uint32_t plain_string(struct pyparser *p)
 static uint32_t strings(struct pyparser *p)
 {
 	uint32_t t0 = p->pos;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	int n = 0;
 	while (cur(p)->type == T_STRING || cur(p)->type == T_FSTART) {
 		push(p, cur(p)->type == T_STRING ? plain_string(p) : fstring(p), F_NONE);
 		n++;
 	}
 	if (n == 1) {
-		p->nstk = base;
-		return p->stk[base];
+		p->kids.n = base;
+		return p->kids.ids[base];
 	}
 	return make(p, S_CONCATENATED_STRING, base, t0);
 }
@@ -500,7 +488,7 @@ static uint32_t expression(struct pyparser *p)
 	if (is_kw(p, K_LAMBDA)) {
 		r = lambda_expr(p, false);
 	} else if (is_ident(p) && tok_is_op(peek(p, 1), O_WALRUS)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		uint32_t name = identifier(p);
 		push(p, name, F_NAME);
 		advance(p);
@@ -509,7 +497,7 @@ static uint32_t expression(struct pyparser *p)
 	} else {
 		r = disjunction(p);
 		if (is_kw(p, K_IF)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			push(p, r, F_NONE);
 			advance(p);
 			push(p, disjunction(p), F_NONE);
@@ -525,7 +513,7 @@ static uint32_t expression(struct pyparser *p)
 static uint32_t comparison(struct pyparser *p)
 {
 	uint32_t l = bitor(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	bool cmp = false;
 	for (;;) {
 		const struct tok *t = cur(p), *u = peek(p, 1);
@@ -567,7 +555,7 @@ static uint32_t inversion(struct pyparser *p)
 {
 	if (!is_kw(p, K_NOT))
 		return comparison(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	enter(p);
 	push(p, inversion(p), F_ARGUMENT);
@@ -580,7 +568,7 @@ static uint32_t boolean_chain(struct pyparser *p, uint8_t kw)
 {
 	uint32_t l = kw == K_OR ? boolean_chain(p, K_AND) : inversion(p);
 	while (is_kw(p, kw)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		push(p, l, F_LEFT);
 		push_op(p, F_OPERATOR);
 		enter(p);
@@ -619,7 +607,7 @@ static uint32_t binary(struct pyparser *p, int min)
 		int prec = binary_prec(cur(p));
 		if (!prec || prec < min)
 			return l;
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		push(p, l, F_LEFT);
 		push_op(p, F_OPERATOR);
 		enter(p);
@@ -639,7 +627,7 @@ static uint32_t power(struct pyparser *p)
 	uint32_t l;
 	if (is_kw(p, K_AWAIT) && starts_expression(peek(p, 1)) &&
 	    !(peek(p, 1)->type == T_NAME && peek(p, 1)->op == K_NOT)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		uint32_t t0 = advance(p);
 		enter(p);
 		push(p, power(p), F_NONE);
@@ -648,7 +636,7 @@ static uint32_t power(struct pyparser *p)
 	}
 	l = primary(p);
 	if (is_op(p, O_POW)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		push(p, l, F_LEFT);
 		push_op(p, F_OPERATOR);
 		enter(p);
@@ -662,7 +650,7 @@ static uint32_t power(struct pyparser *p)
 static uint32_t unary(struct pyparser *p)
 {
 	if (is_op(p, O_MINUS) || is_op(p, O_PLUS) || is_op(p, O_TILDE)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		uint32_t t0 = p->pos;
 		push_op(p, F_OPERATOR);
 		enter(p);
@@ -676,7 +664,7 @@ static uint32_t unary(struct pyparser *p)
 /* `*` or `**` (the current token), then its operand: a node of sym. */
 static uint32_t splat(struct pyparser *p, int sym, uint32_t (*operand)(struct pyparser *))
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	push(p, operand(p), F_NONE);
 	return make(p, sym, base, t0);
@@ -702,7 +690,7 @@ static uint32_t comprehension(struct pyparser *p, int sym, uint32_t base, uint32
 /* `key: value` once the key is parsed. */
 static uint32_t pair_after_key(struct pyparser *p, uint32_t key)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	push(p, key, F_KEY);
 	expect_op(p, O_COLON);
 	push(p, expression(p), F_VALUE);
@@ -735,7 +723,7 @@ static uint32_t star_expressions(struct pyparser *p, bool allow_yield, int list_
 {
 	if (allow_yield && is_kw(p, K_YIELD))
 		return yield_expr(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t first = star_element(p);
 	if (!is_op(p, O_COMMA))
 		return first;
@@ -751,7 +739,7 @@ static uint32_t star_expressions(struct pyparser *p, bool allow_yield, int list_
 
 static uint32_t yield_expr(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	if (is_kw(p, K_FROM)) {
 		advance(p);
@@ -788,7 +776,7 @@ static void more_elements(struct pyparser *p, uint8_t close)
 static uint32_t paren_atom(struct pyparser *p)
 {
 	uint32_t t0 = advance(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	if (is_op(p, O_RPAR)) {
 		advance(p);
 		return make(p, S_TUPLE, base, t0);
@@ -820,7 +808,7 @@ static uint32_t paren_atom(struct pyparser *p)
 static uint32_t list_atom(struct pyparser *p)
 {
 	uint32_t t0 = advance(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	if (is_op(p, O_RSQB)) {
 		advance(p);
 		return make(p, S_LIST, base, t0);
@@ -844,7 +832,7 @@ static uint32_t dict_item(struct pyparser *p)
 static uint32_t brace_atom(struct pyparser *p)
 {
 	uint32_t t0 = advance(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	if (is_op(p, O_RBRACE)) {
 		advance(p);
 		return make(p, S_DICTIONARY, base, t0);
@@ -910,7 +898,7 @@ static uint32_t atom(struct pyparser *p)
 static uint32_t subscript_element(struct pyparser *p)
 {
 	uint32_t t0 = p->pos;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t e = PT_NULL;
 	if (!is_op(p, O_COLON)) {
 		if (is_op(p, O_STAR))
@@ -936,7 +924,7 @@ static uint32_t primary(struct pyparser *p)
 	uint32_t a = atom(p);
 	for (;;) {
 		if (is_op(p, O_DOT)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			push(p, a, F_OBJECT);
 			advance(p);
 			/* after '.', a keyword is a plain name to tree-sitter */
@@ -945,12 +933,12 @@ static uint32_t primary(struct pyparser *p)
 			push(p, leaf_tok(p, p->sym[S_IDENTIFIER], true, advance(p)), F_ATTRIBUTE);
 			a = make_from(p, S_ATTRIBUTE, base, a);
 		} else if (is_op(p, O_LPAR)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			push(p, a, F_FUNCTION);
 			argument_list(p, F_ARGUMENTS);
 			a = make_from(p, S_CALL, base, a);
 		} else if (is_op(p, O_LSQB)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			push(p, a, F_VALUE);
 			advance(p);
 			enter(p);
@@ -975,7 +963,7 @@ static uint32_t primary(struct pyparser *p)
 static void argument_list(struct pyparser *p, int field)
 {
 	uint32_t t0 = advance(p);
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	enter(p);
 	bool first = true;
 	while (!is_op(p, O_RPAR)) {
@@ -989,7 +977,7 @@ static void argument_list(struct pyparser *p, int field)
 		} else if (is_op(p, O_POW)) {
 			push(p, splat(p, S_DICTIONARY_SPLAT, expression), F_NONE);
 		} else if (cur(p)->type == T_NAME && tok_is_op(peek(p, 1), O_EQ)) {
-			uint32_t b = p->nstk;
+			uint32_t b = p->kids.n;
 			uint32_t name;
 			if (!tok_is_soft(cur(p)))
 				decline(p);
@@ -1059,7 +1047,7 @@ static void to_pattern(struct pyparser *p, uint32_t id)
 /* Loop targets: `a`, `a, b`, `(a, b), *c` (stops before `in`). */
 static uint32_t targets(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t first = PT_NULL;
 	int n = 0;
 	bool comma = false;
@@ -1078,7 +1066,7 @@ static uint32_t targets(struct pyparser *p)
 	}
 	uint32_t r;
 	if (n == 1 && !comma) {
-		p->nstk = base;
+		p->kids.n = base;
 		r = first;
 	} else {
 		r = make_from(p, S_EXPRESSION_LIST, base, first);
@@ -1092,7 +1080,7 @@ static void comprehension_clauses(struct pyparser *p)
 	enter(p);
 	for (;;) {
 		if (at_for(p)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			uint32_t t0 = p->pos;
 			if (is_kw(p, K_ASYNC))
 				advance(p);
@@ -1111,7 +1099,7 @@ static void comprehension_clauses(struct pyparser *p)
 			}
 			push(p, make(p, S_FOR_IN_CLAUSE, base, t0), F_NONE);
 		} else if (is_kw(p, K_IF)) {
-			uint32_t base = p->nstk;
+			uint32_t base = p->kids.n;
 			uint32_t t0 = advance(p);
 			push(p, disjunction(p), F_NONE);
 			push(p, make(p, S_IF_CLAUSE, base, t0), F_NONE);
@@ -1130,10 +1118,10 @@ static uint32_t type_node(struct pyparser *p);
 static uint32_t generic_type(struct pyparser *p)
 {
 	uint32_t t0 = p->pos;
-	uint32_t gb = p->nstk;
+	uint32_t gb = p->kids.n;
 	push(p, identifier(p), F_NONE);
 	uint32_t b0 = advance(p);
-	uint32_t tb = p->nstk;
+	uint32_t tb = p->kids.n;
 	push(p, type_node(p), F_NONE);
 	while (is_op(p, O_COMMA)) {
 		advance(p);
@@ -1158,7 +1146,7 @@ static inline bool at_generic(const struct pyparser *p)
 static uint32_t type_node(struct pyparser *p)
 {
 	uint32_t t0 = p->pos;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	enter(p);
 	if (is_op(p, O_STAR) || is_op(p, O_POW))
 		decline(p); /* splat_type */
@@ -1170,11 +1158,11 @@ static uint32_t type_node(struct pyparser *p)
 	push(p, generic_type(p), F_NONE);
 	uint32_t left = make(p, S_TYPE, base, t0);
 	while (is_op(p, O_PIPE)) {
-		uint32_t ub = p->nstk;
+		uint32_t ub = p->kids.n;
 		push(p, left, F_NONE);
 		advance(p);
 		uint32_t r0 = p->pos;
-		uint32_t rb = p->nstk;
+		uint32_t rb = p->kids.n;
 		bool gen = at_generic(p);
 		push(p, gen ? generic_type(p) : expression(p), F_NONE);
 		push(p, make(p, S_TYPE, rb, r0), F_NONE);
@@ -1198,7 +1186,7 @@ static uint32_t type_node(struct pyparser *p)
 static uint32_t parameter(struct pyparser *p, bool typed)
 {
 	uint32_t t0 = p->pos;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	if (is_op(p, O_SLASH))
 		return leaf_tok(p, p->sym[S_POSITIONAL_SEPARATOR], true, advance(p));
 	if (is_op(p, O_STAR) || is_op(p, O_POW)) {
@@ -1243,10 +1231,10 @@ static uint32_t parameter(struct pyparser *p, bool typed)
 
 static uint32_t lambda_expr(struct pyparser *p, bool in_for)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	if (!is_op(p, O_COLON)) {
-		uint32_t pb = p->nstk;
+		uint32_t pb = p->kids.n;
 		uint32_t p0 = p->pos;
 		for (;;) {
 			push(p, parameter(p, false), F_NONE);
@@ -1268,7 +1256,7 @@ static uint32_t lambda_expr(struct pyparser *p, bool in_for)
 
 static uint32_t parameters(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	expect_op(p, O_LPAR);
 	while (!is_op(p, O_RPAR)) {
@@ -1297,7 +1285,7 @@ static bool is_augassign(const struct tok *t)
  * statements on the same line; pushed as a block with `field`. */
 static void suite(struct pyparser *p, int field)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	enter(p);
 	if (cur(p)->type == T_NEWLINE) {
 		advance(p);
@@ -1324,7 +1312,7 @@ static uint32_t right_side(struct pyparser *p)
 		return yield_expr(p);
 	uint32_t e = star_expressions(p, false, S_EXPRESSION_LIST);
 	if (is_op(p, O_EQ)) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		to_pattern(p, e);
 		push(p, e, F_LEFT);
 		advance(p);
@@ -1341,7 +1329,7 @@ static uint32_t right_side(struct pyparser *p)
 static void expression_statement(struct pyparser *p)
 {
 	uint32_t t0 = p->pos;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	if (is_kw(p, K_YIELD)) {
 		push(p, yield_expr(p), F_NONE);
 		push(p, make(p, S_EXPRESSION_STATEMENT, base, t0), F_NONE);
@@ -1358,11 +1346,11 @@ static void expression_statement(struct pyparser *p)
 			break;
 		push(p, star_element(p), F_NONE);
 	}
-	uint32_t n = p->nstk - base;
+	uint32_t n = p->kids.n - base;
 	const struct tok *t = cur(p);
 	if (tok_is_op(t, O_EQ) || is_augassign(t) || (tok_is_op(t, O_COLON) && n == 1 && !comma)) {
 		uint32_t left = n == 1 && !comma ? first : make_from(p, S_EXPRESSION_LIST, base, first);
-		p->nstk = base;
+		p->kids.n = base;
 		to_pattern(p, left);
 		push(p, left, F_LEFT);
 		if (tok_is_op(t, O_EQ)) {
@@ -1389,7 +1377,7 @@ static void expression_statement(struct pyparser *p)
 
 static uint32_t dotted_name(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	push(p, identifier(p), F_NONE);
 	while (is_op(p, O_DOT)) {
@@ -1407,7 +1395,7 @@ static void import_list(struct pyparser *p, bool parens_ok)
 	if (parens)
 		advance(p);
 	for (;;) {
-		uint32_t base = p->nstk;
+		uint32_t base = p->kids.n;
 		uint32_t d = dotted_name(p);
 		if (is_kw(p, K_AS)) {
 			push(p, d, F_NAME);
@@ -1428,7 +1416,7 @@ static void import_list(struct pyparser *p, bool parens_ok)
 
 static void simple_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	const struct tok *t = cur(p);
 	int sym = -1;
@@ -1492,11 +1480,11 @@ static void simple_statement(struct pyparser *p)
 				break;
 			}
 			if (is_op(p, O_DOT) || is_op(p, O_ELLIPSIS)) {
-				uint32_t rb = p->nstk;
+				uint32_t rb = p->kids.n;
 				uint32_t r0 = p->pos;
 				while (is_op(p, O_DOT) || is_op(p, O_ELLIPSIS))
 					advance(p);
-				push(p, make(p, S_IMPORT_PREFIX, p->nstk, r0), F_NONE);
+				push(p, make(p, S_IMPORT_PREFIX, p->kids.n, r0), F_NONE);
 				if (!is_kw(p, K_IMPORT))
 					push(p, dotted_name(p), F_NONE);
 				push(p, make(p, S_RELATIVE_IMPORT, rb, r0), F_MODULE_NAME);
@@ -1543,7 +1531,7 @@ static void simple_statements(struct pyparser *p)
 
 static uint32_t function_definition(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	if (is_kw(p, K_ASYNC))
 		advance(p);
@@ -1563,7 +1551,7 @@ static uint32_t function_definition(struct pyparser *p)
 
 static uint32_t class_definition(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	push(p, identifier(p), F_NAME);
 	if (is_op(p, O_LSQB))
@@ -1580,10 +1568,10 @@ static uint32_t maybe_as(struct pyparser *p, uint32_t e)
 {
 	if (!is_kw(p, K_AS))
 		return e;
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	push(p, e, F_NONE);
 	advance(p);
-	uint32_t tb = p->nstk;
+	uint32_t tb = p->kids.n;
 	uint32_t target = expression(p);
 	push(p, target, F_NONE);
 	push(p, make_from(p, S_AS_PATTERN_TARGET, tb, target), F_ALIAS);
@@ -1592,7 +1580,7 @@ static uint32_t maybe_as(struct pyparser *p, uint32_t e)
 
 static uint32_t with_item(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t e = maybe_as(p, expression(p));
 	push(p, e, F_VALUE);
 	return make_from(p, S_WITH_ITEM, base, e);
@@ -1621,12 +1609,12 @@ static bool parenthesized_items(const struct pyparser *p)
 
 static uint32_t with_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	if (is_kw(p, K_ASYNC))
 		advance(p);
 	expect_kw(p, K_WITH);
-	uint32_t cb = p->nstk;
+	uint32_t cb = p->kids.n;
 	uint32_t c0 = p->pos;
 	bool parens = is_op(p, O_LPAR) && parenthesized_items(p);
 	if (parens)
@@ -1649,7 +1637,7 @@ static uint32_t with_statement(struct pyparser *p)
 
 static uint32_t else_clause(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	expect_op(p, O_COLON);
 	suite(p, F_BODY);
@@ -1658,13 +1646,13 @@ static uint32_t else_clause(struct pyparser *p)
 
 static uint32_t if_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	push(p, expression(p), F_CONDITION);
 	expect_op(p, O_COLON);
 	suite(p, F_CONSEQUENCE);
 	while (is_kw(p, K_ELIF)) {
-		uint32_t eb = p->nstk;
+		uint32_t eb = p->kids.n;
 		uint32_t e0 = advance(p);
 		push(p, expression(p), F_CONDITION);
 		expect_op(p, O_COLON);
@@ -1678,7 +1666,7 @@ static uint32_t if_statement(struct pyparser *p)
 
 static uint32_t for_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	if (is_kw(p, K_ASYNC))
 		advance(p);
@@ -1695,7 +1683,7 @@ static uint32_t for_statement(struct pyparser *p)
 
 static uint32_t while_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	push(p, expression(p), F_CONDITION);
 	expect_op(p, O_COLON);
@@ -1707,12 +1695,12 @@ static uint32_t while_statement(struct pyparser *p)
 
 static uint32_t try_statement(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = advance(p);
 	expect_op(p, O_COLON);
 	suite(p, F_BODY);
 	while (is_kw(p, K_EXCEPT)) {
-		uint32_t eb = p->nstk;
+		uint32_t eb = p->kids.n;
 		uint32_t e0 = advance(p);
 		if (is_op(p, O_STAR))
 			decline(p); /* except* */
@@ -1730,23 +1718,23 @@ static uint32_t try_statement(struct pyparser *p)
 	if (is_kw(p, K_ELSE))
 		push(p, else_clause(p), F_NONE);
 	if (is_kw(p, K_FINALLY)) {
-		uint32_t fb = p->nstk;
+		uint32_t fb = p->kids.n;
 		uint32_t f0 = advance(p);
 		expect_op(p, O_COLON);
 		suite(p, F_NONE);
 		push(p, make(p, S_FINALLY_CLAUSE, fb, f0), F_NONE);
 	}
-	if (p->nstk - base < 2)
+	if (p->kids.n - base < 2)
 		decline(p);
 	return make(p, S_TRY_STATEMENT, base, t0);
 }
 
 static uint32_t decorated_definition(struct pyparser *p)
 {
-	uint32_t base = p->nstk;
+	uint32_t base = p->kids.n;
 	uint32_t t0 = p->pos;
 	while (is_op(p, O_AT)) {
-		uint32_t db = p->nstk;
+		uint32_t db = p->kids.n;
 		uint32_t d0 = advance(p);
 		push(p, expression(p), F_NONE);
 		if (cur(p)->type != T_NEWLINE)
@@ -1862,7 +1850,7 @@ bool pyparse(struct pyparser *p, const char *text, uint32_t len, struct pt_tree 
 	p->t = out;
 	p->ntoks = 0;
 	p->why_byte = UINT32_MAX;
-	p->nstk = 0;
+	p->kids.n = 0;
 	p->pos = 0;
 	p->last = 0;
 	p->depth = 0;
@@ -1889,8 +1877,7 @@ bool pyparse(struct pyparser *p, const char *text, uint32_t len, struct pt_tree 
 	struct cursor c = {0, {0, 0}};
 	cursor_to(p, &c, len);
 	struct pt_span span = {first, len, fp, c.pt};
-	pt_add(out, p->sym[S_MODULE], true, span, p->stk, p->stkf, p->nstk);
-	p->nstk = 0;
+	pt_add_pending(out, p->sym[S_MODULE], true, span, &p->kids, 0);
 	return true;
 }
 
@@ -1932,8 +1919,7 @@ void pyparser_free(struct pyparser *p)
 	if (!p)
 		return;
 	free(p->toks);
-	free(p->stk);
-	free(p->stkf);
+	pt_pending_free(&p->kids);
 	free(p->cl);
 	free(p);
 }

@@ -106,9 +106,7 @@ struct pyparser {
 	uint32_t len;
 	struct tok *toks;
 	uint32_t ntoks, captoks;
-	uint32_t *stk;           /* pending children: node ids */
-	uint16_t *stkf;          /* and their fields */
-	uint32_t nstk, capstk;
+	struct pt_pending kids;  /* built nodes waiting for their parent */
 	struct pt_tree *t;
 	uint32_t pos;            /* current token */
 	uint32_t last;           /* last consumed token, or UINT32_MAX */

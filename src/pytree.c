@@ -82,6 +82,33 @@ uint32_t pt_add(struct pt_tree *t, uint16_t sym, bool named, struct pt_span span
 	return id;
 }
 
+void pt_pending_push(struct pt_pending *p, uint32_t id, uint16_t field)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 256;
+		p->ids = xrealloc(p->ids, p->cap * sizeof *p->ids);
+		p->fields = xrealloc(p->fields, p->cap * sizeof *p->fields);
+	}
+	p->ids[p->n] = id;
+	p->fields[p->n++] = field;
+}
+
+void pt_pending_free(struct pt_pending *p)
+{
+	free(p->ids);
+	free(p->fields);
+	memset(p, 0, sizeof *p);
+}
+
+uint32_t pt_add_pending(struct pt_tree *t, uint16_t sym, bool named, struct pt_span span,
+			struct pt_pending *p, uint32_t from)
+{
+	uint32_t n = p->n - from;
+	uint32_t id = pt_add(t, sym, named, span, n ? p->ids + from : NULL, n ? p->fields + from : NULL, n);
+	p->n = from;
+	return id;
+}
+
 /* ---- reading ---- */
 
 uint32_t pn_child_count(PNode n)
@@ -181,22 +208,6 @@ struct tsnode_info {
 	uint32_t pend; /* where its kept descendants start in the pending list */
 };
 
-struct pending {
-	uint32_t *ids;
-	uint16_t *fields;
-	uint32_t n, cap;
-};
-
-static void pending_push(struct pending *p, uint32_t id, uint16_t field)
-{
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 256;
-		p->ids = xrealloc(p->ids, p->cap * sizeof *p->ids);
-		p->fields = xrealloc(p->fields, p->cap * sizeof *p->fields);
-	}
-	p->ids[p->n] = id;
-	p->fields[p->n++] = field;
-}
 
 /* parent_error: the node is a child of an ERROR node. tree-sitter's node
  * API gives those no field (ts_node_child_by_field_id finds none in an
@@ -229,7 +240,7 @@ static struct tsnode_info node_info(const TSTreeCursor *cur, TSNode n, bool is_r
 
 /* Adds a finished node whose kept descendants are pending from in->pend;
  * a dropped node leaves them to its nearest kept ancestor. */
-static void finish(struct pt_tree *t, struct pending *p, const struct tsnode_info *in,
+static void finish(struct pt_tree *t, struct pt_pending *p, const struct tsnode_info *in,
 		   struct tsnode_info *err_out)
 {
 	if (!in->keep) {
@@ -237,14 +248,11 @@ static void finish(struct pt_tree *t, struct pending *p, const struct tsnode_inf
 			*err_out = *in;
 		return;
 	}
-	uint32_t n = p->n - in->pend;
-	uint32_t id = pt_add(t, in->sym, in->flags & PT_NAMED, in->span, n ? p->ids + in->pend : NULL,
-			     n ? p->fields + in->pend : NULL, n);
+	uint32_t id = pt_add_pending(t, in->sym, in->flags & PT_NAMED, in->span, p, in->pend);
 	t->nodes[id].flags |= in->flags;
 	if (in->is_error)
 		t->first_error = id;
-	p->n = in->pend;
-	pending_push(p, id, in->field);
+	pt_pending_push(p, id, in->field);
 }
 
 void pytree_from_ts(struct pt_tree *t, TSNode root)
@@ -254,7 +262,7 @@ void pytree_from_ts(struct pt_tree *t, TSNode root)
 		return;
 	TSNode err = ts_node_has_error(root) ? ts_first_error(root) : (TSNode){0};
 	struct tsnode_info dropped_err = {.keep = false, .is_error = false};
-	struct pending p = {0};
+	struct pt_pending p = {0};
 	struct tsnode_info *path = NULL; /* the ancestors of the cursor's node */
 	size_t npath = 0, cappath = 0;
 	TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -281,8 +289,7 @@ void pytree_from_ts(struct pt_tree *t, TSNode root)
 	}
 	ts_tree_cursor_delete(&cur);
 	free(path);
-	free(p.ids);
-	free(p.fields);
+	pt_pending_free(&p);
 	if (dropped_err.is_error) {
 		/* The error is a token the tree does not keep (a MISSING `)`):
 		 * a parentless node outside the tree records where it is. */

@@ -73,6 +73,22 @@ struct pt_span {
 uint32_t pt_add(struct pt_tree *t, uint16_t sym, bool named, struct pt_span span,
 		const uint32_t *kids, const uint16_t *fields, uint32_t n);
 
+/* Nodes built and waiting for their parent, while a tree is built
+ * bottom-up: their ids and their field ids. Owns its arrays. */
+struct pt_pending {
+	uint32_t *ids;
+	uint16_t *fields;
+	uint32_t n, cap;
+};
+
+void pt_pending_push(struct pt_pending *p, uint32_t id, uint16_t field);
+void pt_pending_free(struct pt_pending *p); /* leaves it zeroed */
+
+/* pt_add with the pending nodes from index `from` on as the children, which
+ * then leave the list. */
+uint32_t pt_add_pending(struct pt_tree *t, uint16_t sym, bool named, struct pt_span span,
+			struct pt_pending *p, uint32_t from);
+
 /* Copies tree-sitter's tree into t (cleared first), keeping the nodes listed
  * above, and records the first syntax error. */
 void pytree_from_ts(struct pt_tree *t, TSNode root);
