@@ -26,12 +26,18 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why)
 			*why = xasprintf("file is larger than the %zu MB limit", limit >> 20);
 			goto fail;
 		}
-		if (S_ISREG(st.st_mode))
-			buf_reserve(out, (size_t)st.st_size);
+		/* room for the file, one byte to see its end, and the NUL: a
+		 * file that does not grow is read in one call plus one at EOF */
+		size_t want = out->len + (size_t)st.st_size + 2;
+		if (S_ISREG(st.st_mode) && out->cap < want) {
+			out->data = xrealloc(out->data, want);
+			out->cap = want;
+		}
 	}
 	size_t start = out->len;
 	for (;;) {
-		buf_reserve(out, 65536);
+		if (out->cap - out->len < 2)
+			buf_reserve(out, 65536);
 		ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
