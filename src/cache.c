@@ -1,12 +1,14 @@
 /* cache: see cache.h.
  *
  * Entry format (native byte order; a cache is per machine): the magic
- * "GPUOPTC1", u32 count, u32 syntax-error line and cell, then per finding
- * nine u32 (line, col, end_line, end_col, cell, start_byte, end_byte, rank,
- * loop_line) and ten strings (rule id, library, display, target, symbol,
- * message, fix, headline, line_text, rank_reason), each a u32 length
- * (0xFFFFFFFF for none) and the bytes. A short or inconsistent entry is a
- * miss, never an error.
+ * "GPUOPTC2", u32 count, u32 syntax-error line and cell, then per finding
+ * ten u32 (line, col, end_line, end_col, cell, start_byte, end_byte, rank,
+ * loop_line, the rule's index in the knowledge data) and nine strings
+ * (library, display, target, symbol, message, fix, headline, line_text,
+ * rank_reason), each a u32 length (0xFFFFFFFF for none), the bytes and a
+ * NUL. A hit keeps the entry as read and points the findings' strings into
+ * it, so decoding copies nothing. A short or inconsistent entry is a miss,
+ * never an error.
  *
  * The index (one file per salt, "index-SALT") remembers, for each path
  * scanned before, its stat (device, inode, size, mtime, ctime) and its
@@ -15,13 +17,14 @@
  * says which content a path had. A file changed less than two seconds
  * before it was read is not indexed (its mtime could hide a later write
  * in the same tick), nor is anything whose stat changed since. Format:
- * "GPUOPTI1", u32 count, then per path u32 length, the bytes, seven u64
- * (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8 notebook and
- * the two u64 halves of the key. */
+ * "GPUOPTI2", u32 count, then per path u32 length, the bytes and a NUL,
+ * seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
+ * notebook and the two u64 halves of the key. */
 #include "cache.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,8 +36,8 @@
 #include "util.h"
 #include "version.h"
 
-#define MAGIC "GPUOPTC1"
-#define INDEX_MAGIC "GPUOPTI1"
+#define MAGIC "GPUOPTC2"
+#define INDEX_MAGIC "GPUOPTI2"
 #define NONE_LEN 0xFFFFFFFFu
 /* Most paths the index keeps (the newest run's first). */
 #define INDEX_MAX 400000u
@@ -50,17 +53,23 @@ struct cache {
 	const struct kb *kb;
 	char *dir;             /* .../gpuopt/<version> */
 	uint64_t salt;         /* the knowledge data and the options that shape findings */
+	uint64_t gen;          /* this cache_open's number (see intern) */
 	pthread_mutex_t mu;    /* guards pool and fresh */
 	struct ptrvec pool;    /* interned library / display / target strings */
 	uint32_t *pool_slots;  /* hash table over pool; UINT32_MAX empty */
 	size_t npool_slots;
 	struct ientry *old;    /* the index as loaded; read-only during the run */
+	atomic_bool *hit;      /* old[i] was found unchanged in this run */
 	uint32_t nold;
 	uint32_t *slots;       /* open addressing over old, by path hash; UINT32_MAX empty */
 	uint32_t nslots;
 	struct ientry *fresh;  /* what this run learned */
 	size_t nfresh, capfresh;
 };
+
+/* Bumped by each cache_open: tells a thread's memo of interned strings
+ * (see intern) that a cache is not the one it remembers. */
+static atomic_uint_least64_t generation;
 
 static void index_load(struct cache *c);
 static void index_save(struct cache *c);
@@ -100,6 +109,7 @@ struct cache *cache_open(const struct kb *kb, bool keep_text)
 	c->dir = xasprintf("%s/%s", base, GPUOPT_VERSION);
 	free(base);
 	c->salt = XXH3_64bits_withSeed(&keep_text, sizeof keep_text, kb->digest);
+	c->gen = atomic_fetch_add(&generation, 1) + 1;
 	pthread_mutex_init(&c->mu, NULL);
 	index_load(c);
 	return c;
@@ -113,6 +123,7 @@ void cache_close(struct cache *c)
 	for (uint32_t i = 0; i < c->nold; i++)
 		free(c->old[i].path);
 	free(c->old);
+	free(c->hit);
 	free(c->slots);
 	for (size_t i = 0; i < c->nfresh; i++)
 		free(c->fresh[i].path);
@@ -165,7 +176,7 @@ static void put_str(struct buf *b, const char *s)
 	}
 	uint32_t n = (uint32_t)strlen(s);
 	put_u32(b, n);
-	buf_append(b, s, n);
+	buf_append(b, s, n + 1);
 }
 
 void cache_put(struct cache *c, const struct source *src, const struct stat *st,
@@ -182,9 +193,9 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 	for (size_t i = 0; i < res->n; i++) {
 		const struct finding *f = &res->items[i];
 		uint32_t nums[] = {f->line, f->col, f->end_line, f->end_col, f->cell,
-				   f->start_byte, f->end_byte, f->rank, f->loop_line};
+				   f->start_byte, f->end_byte, f->rank, f->loop_line,
+				   (uint32_t)f->rule->index};
 		buf_append(&b, nums, sizeof nums);
-		put_str(&b, f->rule->id);
 		put_str(&b, f->library);
 		put_str(&b, f->display);
 		put_str(&b, f->target);
@@ -219,9 +230,8 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 /* ---- reading ---- */
 
 struct reader {
-	const char *p, *end;
+	char *p, *end;
 	bool bad;
-	char *arena, *top; /* set: get_str copies into it instead of allocating */
 };
 
 static uint32_t get_u32(struct reader *r)
@@ -236,62 +246,73 @@ static uint32_t get_u32(struct reader *r)
 	return v;
 }
 
-static char *get_str(struct reader *r)
+/* A string in place (the entry stays in memory); *len its length. */
+static char *get_str(struct reader *r, uint32_t *len)
 {
 	uint32_t n = get_u32(r);
+	*len = 0;
 	if (r->bad || n == NONE_LEN)
 		return NULL;
-	if ((size_t)(r->end - r->p) < n) {
+	if ((size_t)(r->end - r->p) <= n || r->p[n] != '\0') {
 		r->bad = true;
 		return NULL;
 	}
-	char *s;
-	if (r->arena) {
-		s = r->top;
-		memcpy(s, r->p, n);
-		s[n] = '\0';
-		r->top += n + 1;
-	} else {
-		s = xstrndup(r->p, n);
-	}
-	r->p += n;
+	char *s = r->p;
+	r->p += n + 1;
+	*len = n;
 	return s;
 }
 
-/* One shared copy of a short string for the whole run (borrowed fields):
- * the pool, with an open-addressing table over it by hash. */
-static const char *intern(struct cache *c, char *s)
+/* One shared copy of a short string (s, n bytes, NUL-terminated) for the
+ * whole run, so equal strings are equal pointers (the report tallies by
+ * pointer): the pool, with an open-addressing table over it by hash. Each
+ * thread remembers its recent answers, so a hit takes no lock. */
+static const char *intern(struct cache *c, const char *s, uint32_t n)
 {
+	enum { MEMO = 64 };
+	static _Thread_local struct {
+		uint64_t gen, h;
+		const char *s;
+	} memo[MEMO];
 	if (!s)
 		return NULL;
-	uint64_t h = XXH3_64bits(s, strlen(s));
+	uint64_t h = XXH3_64bits(s, n);
+	size_t m = h & (MEMO - 1);
+	if (memo[m].gen == c->gen && memo[m].h == h && strcmp(memo[m].s, s) == 0)
+		return memo[m].s;
+	const char *found = NULL;
 	pthread_mutex_lock(&c->mu);
 	if (2 * (c->pool.len + 1) > c->npool_slots) {
-		size_t n = c->npool_slots ? c->npool_slots * 2 : 256;
+		size_t ns = c->npool_slots ? c->npool_slots * 2 : 256;
 		free(c->pool_slots);
-		c->pool_slots = xmalloc(n * sizeof *c->pool_slots);
-		memset(c->pool_slots, 0xFF, n * sizeof *c->pool_slots);
-		c->npool_slots = n;
+		c->pool_slots = xmalloc(ns * sizeof *c->pool_slots);
+		memset(c->pool_slots, 0xFF, ns * sizeof *c->pool_slots);
+		c->npool_slots = ns;
 		for (size_t i = 0; i < c->pool.len; i++) {
 			const char *p = c->pool.items[i];
-			size_t k = XXH3_64bits(p, strlen(p)) & (n - 1);
+			size_t k = XXH3_64bits(p, strlen(p)) & (ns - 1);
 			while (c->pool_slots[k] != UINT32_MAX)
-				k = (k + 1) & (n - 1);
+				k = (k + 1) & (ns - 1);
 			c->pool_slots[k] = (uint32_t)i;
 		}
 	}
 	size_t k = h & (c->npool_slots - 1);
 	for (; c->pool_slots[k] != UINT32_MAX; k = (k + 1) & (c->npool_slots - 1))
 		if (strcmp(c->pool.items[c->pool_slots[k]], s) == 0) {
-			const char *found = c->pool.items[c->pool_slots[k]];
-			pthread_mutex_unlock(&c->mu);
-			free(s);
-			return found;
+			found = c->pool.items[c->pool_slots[k]];
+			break;
 		}
-	c->pool_slots[k] = (uint32_t)c->pool.len;
-	ptrvec_push(&c->pool, s);
+	if (!found) {
+		char *copy = xstrndup(s, n);
+		c->pool_slots[k] = (uint32_t)c->pool.len;
+		ptrvec_push(&c->pool, copy);
+		found = copy;
+	}
 	pthread_mutex_unlock(&c->mu);
-	return s;
+	memo[m].gen = c->gen;
+	memo[m].h = h;
+	memo[m].s = found;
+	return found;
 }
 
 static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out);
@@ -333,51 +354,52 @@ static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *o
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
 	out->syntax_error_cell = get_u32(&r);
-	if (r.bad || n > b.len / 40) {
+	if (r.bad || n > b.len / 76) { /* each finding takes at least 76 bytes */
 		buf_free(&b);
 		return false;
 	}
 	out->items = xcalloc(n ? n : 1, sizeof *out->items);
 	out->cap = n;
-	/* the owned strings, all in one block: no longer than the entry, plus
-	 * a NUL for each of the six per finding */
-	r.arena = r.top = out->strings = xmalloc(b.len + 6 * (size_t)n + 1);
-	struct reader lib = r;
-	lib.arena = NULL;
+	out->strings = b.data; /* the findings' strings point into the entry */
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
-		f->line = get_u32(&r);
-		f->col = get_u32(&r);
-		f->end_line = get_u32(&r);
-		f->end_col = get_u32(&r);
-		f->cell = get_u32(&r);
-		f->start_byte = get_u32(&r);
-		f->end_byte = get_u32(&r);
-		f->rank = get_u32(&r);
-		f->loop_line = get_u32(&r);
+		uint32_t nums[10];
+		if ((size_t)(r.end - r.p) < sizeof nums) {
+			r.bad = true;
+			break;
+		}
+		memcpy(nums, r.p, sizeof nums);
+		r.p += sizeof nums;
+		f->line = nums[0];
+		f->col = nums[1];
+		f->end_line = nums[2];
+		f->end_col = nums[3];
+		f->cell = nums[4];
+		f->start_byte = nums[5];
+		f->end_byte = nums[6];
+		f->rank = nums[7];
+		f->loop_line = nums[8];
+		f->rule = nums[9] < c->kb->nrules ? &c->kb->rules[nums[9]] : NULL;
 		f->func = -1;
-		lib.p = r.p;
-		char *rule = get_str(&lib);
-		f->rule = rule ? kb_rule(c->kb, rule) : NULL;
-		free(rule);
-		f->library = intern(c, get_str(&lib));
-		f->display = intern(c, get_str(&lib));
-		f->target = intern(c, get_str(&lib));
-		r.p = lib.p;
-		r.bad |= lib.bad;
-		f->symbol = get_str(&r);
-		f->message = get_str(&r);
-		f->fix = get_str(&r);
-		f->headline = get_str(&r);
-		f->line_text = get_str(&r);
-		f->rank_reason = get_str(&r);
+		uint32_t len;
+		const char *library = get_str(&r, &len);
+		f->library = intern(c, library, len);
+		const char *display = get_str(&r, &len);
+		f->display = intern(c, display, len);
+		const char *target = get_str(&r, &len);
+		f->target = intern(c, target, len);
+		f->symbol = get_str(&r, &len);
+		f->message = get_str(&r, &len);
+		f->fix = get_str(&r, &len);
+		f->headline = get_str(&r, &len);
+		f->line_text = get_str(&r, &len);
+		f->rank_reason = get_str(&r, &len);
 		if (!f->rule || !f->library || !f->symbol || !f->message)
 			r.bad = true;
 	}
 	bool ok = !r.bad && r.p == r.end;
-	buf_free(&b);
 	if (!ok)
-		scan_result_free(out);
+		scan_result_free(out); /* frees b.data, now out->strings */
 	return ok;
 }
 
@@ -419,7 +441,9 @@ static void index_load(struct cache *c)
 	c->old = xcalloc(n ? n : 1, sizeof *c->old);
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct ientry *e = &c->old[c->nold];
-		e->path = get_str(&r);
+		uint32_t len;
+		const char *path = get_str(&r, &len);
+		e->path = path ? xstrndup(path, len) : NULL;
 		if (!e->path || (size_t)(r.end - r.p) < sizeof e->st + 1 + 16) {
 			free(e->path);
 			r.bad = true;
@@ -453,6 +477,9 @@ static void index_load(struct cache *c)
 			k = (k + 1) & (c->nslots - 1);
 		c->slots[k] = i;
 	}
+	c->hit = xmalloc(c->nold ? c->nold * sizeof *c->hit : 1);
+	for (uint32_t i = 0; i < c->nold; i++)
+		atomic_init(&c->hit[i], false);
 }
 
 static const struct ientry *index_find(const struct cache *c, const char *path)
@@ -489,9 +516,7 @@ bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *s
 	if (!e || memcmp(e->st, w, sizeof w) != 0 || !get_by_key(c, e->key, out))
 		return false;
 	*notebook = e->notebook;
-	struct ientry f = *e;
-	f.path = xstrdup(e->path);
-	fresh_add(c, f);
+	atomic_store_explicit(&c->hit[e - c->old], true, memory_order_relaxed);
 	return true;
 }
 
@@ -518,13 +543,13 @@ static void put_entry(struct buf *b, const struct ientry *e)
 	buf_append(b, &e->key.low64, 8);
 }
 
-/* Writes this run's paths, then the earlier ones it did not see (up to
- * INDEX_MAX), whole or not at all. Nothing learned: nothing written. */
+/* Writes what this run learned, then the paths it found unchanged, then
+ * the earlier ones it did not see (up to INDEX_MAX in all), whole or not
+ * at all. Nothing learned: the index as it is still holds, and is kept. */
 static void index_save(struct cache *c)
 {
 	if (!c->nfresh)
 		return;
-	/* which old paths this run saw: mark them through a copy of the slots */
 	bool *seen = xcalloc(c->nold ? c->nold : 1, 1);
 	for (size_t i = 0; i < c->nfresh; i++) {
 		const struct ientry *e = index_find(c, c->fresh[i].path);
@@ -537,11 +562,12 @@ static void index_save(struct cache *c)
 	put_u32(&b, 0);
 	for (size_t i = 0; i < c->nfresh && n < INDEX_MAX; i++, n++)
 		put_entry(&b, &c->fresh[i]);
-	for (uint32_t i = 0; i < c->nold && n < INDEX_MAX; i++)
-		if (!seen[i]) {
-			put_entry(&b, &c->old[i]);
-			n++;
-		}
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < c->nold && n < INDEX_MAX; i++)
+			if (!seen[i] && atomic_load(&c->hit[i]) == (pass == 0)) {
+				put_entry(&b, &c->old[i]);
+				n++;
+			}
 	memcpy(b.data + 8, &n, sizeof n);
 	free(seen);
 	char *path = index_path(c);

@@ -64,7 +64,7 @@ def test_damaged_entry_is_a_miss(tmp_path):
     cache = tmp_path / "cache"
     first = scan(src, cache)
     (entry,) = entries(cache)
-    for damage in (b"", b"GPUOPTC1", entry.read_bytes()[:-3], b"GPUOPTC1" + b"\xff" * 64):
+    for damage in (b"", b"GPUOPTC2", entry.read_bytes()[:-3], b"GPUOPTC2" + b"\xff" * 64):
         entry.write_bytes(damage)
         assert scan(src, cache) == first
     # and an unwritable cache directory only costs the cache
@@ -84,14 +84,21 @@ def test_unchanged_file_is_found_by_its_stat(tmp_path):
     import time
     src = tmp_path / "work.py"
     src.write_text(CODE)
+    other = tmp_path / "other.py"
+    other.write_text(CODE.replace("fft", "ifft"))
     cache = tmp_path / "cache"
     scan(src, cache)
     assert index_files(cache) == []  # too young to index
     time.sleep(2.2)
     first = scan(src, cache)
+    scan(other, cache)
     (index,) = index_files(cache)
-    assert index.read_bytes().startswith(b"GPUOPTI1") and str(src).encode() in index.read_bytes()
+    assert index.read_bytes().startswith(b"GPUOPTI2") and str(src).encode() in index.read_bytes()
+    # a re-scan that learns nothing leaves the index as it is
+    before = index.stat()
     assert scan(src, cache) == first
+    after = index.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     # same size, same mtime, other content: the ctime still moves
     st = src.stat()
     changed = CODE.replace("np.fft.fft(np.ones(8))", "np.sort(np.ones(8))   ")
@@ -101,7 +108,9 @@ def test_unchanged_file_is_found_by_its_stat(tmp_path):
     after = scan(src, cache)
     symbols = [f["symbol"] for f in after["findings"]]
     assert "numpy.sort" in symbols and "numpy.fft.fft" not in symbols
+    # rewritten for the change, the index still holds the other path
+    assert str(other).encode() in index.read_bytes()
     # a damaged index is only a miss
-    for damage in (b"", b"GPUOPTI1", index.read_bytes()[:-5], b"GPUOPTI1\xff\xff\xff\x7f"):
+    for damage in (b"", b"GPUOPTI2", index.read_bytes()[:-5], b"GPUOPTI2\xff\xff\xff\x7f"):
         index.write_bytes(damage)
         assert scan(src, cache) == after
