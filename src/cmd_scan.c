@@ -105,6 +105,21 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 /* How many files workers may scan ahead of the reporter. */
 #define AHEAD 128
 
+/* Scans and renders file i, then marks it done. */
+static void scan_at(struct job *j, struct pyscanner *ps, size_t i)
+{
+	scan_one(ps, j->cache, &j->files[i]);
+	report_render(j->ropt, &j->files[i]);
+	/* wake the reporter only when it sleeps: most files are ready
+	 * before it asks for them */
+	atomic_store(&j->done[i], true);
+	if (atomic_load(&j->waiting)) {
+		pthread_mutex_lock(&j->mu);
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -124,16 +139,7 @@ static void *worker(void *arg)
 			atomic_fetch_sub(&j->stalled, 1);
 			pthread_mutex_unlock(&j->mu);
 		}
-		scan_one(ps, j->cache, &j->files[i]);
-		report_render(j->ropt, &j->files[i]);
-		/* wake the reporter only when it sleeps: most files are ready
-		 * before it asks for them */
-		atomic_store(&j->done[i], true);
-		if (atomic_load(&j->waiting)) {
-			pthread_mutex_lock(&j->mu);
-			pthread_cond_broadcast(&j->cv);
-			pthread_mutex_unlock(&j->mu);
-		}
+		scan_at(j, ps, i);
 	}
 	pyscanner_free(ps);
 	return NULL;
@@ -157,7 +163,22 @@ static void report_one(struct job *j, struct report *rep, size_t i)
 	}
 }
 
-/* Scans every file with `jobs` threads and reports each, in order. */
+/* The reporter's turn at scanning while file i is not done: takes the next
+ * unclaimed file, if any within AHEAD of i, and scans it. */
+static bool lend_a_hand(struct job *j, struct pyscanner *ps, size_t i)
+{
+	size_t k = atomic_load(&j->next);
+	while (k < j->nfiles && k < i + AHEAD)
+		if (atomic_compare_exchange_weak(&j->next, &k, k + 1)) {
+			scan_at(j, ps, k);
+			return true;
+		}
+	return false;
+}
+
+/* Scans every file with `jobs` threads and reports each, in order. The
+ * reporter is one of the threads: it scans too while the file it needs
+ * next is not ready, and sleeps only when none is left to take. */
 static void scan_all(struct job *j, int jobs, struct report *rep)
 {
 	pthread_t *t = NULL;
@@ -165,25 +186,16 @@ static void scan_all(struct job *j, int jobs, struct report *rep)
 	if (jobs > (int)j->nfiles)
 		jobs = (int)j->nfiles;
 	if (jobs > 1) {
-		t = xcalloc((size_t)jobs, sizeof *t);
-		for (; started < jobs; started++)
+		t = xcalloc((size_t)jobs - 1, sizeof *t);
+		for (; started < jobs - 1; started++)
 			if (pthread_create(&t[started], NULL, worker, j) != 0)
 				break;
 	}
-	if (started == 0) {
-		/* one thread: scan, report and free each file in turn */
-		struct pyscanner *ps = pyscanner_new(j->kb);
-		pyscanner_keep_text(ps, j->keep_text);
-		for (size_t i = 0; i < j->nfiles; i++) {
-			scan_one(ps, j->cache, &j->files[i]);
-			atomic_store(&j->done[i], true);
-			report_one(j, rep, i);
-		}
-		pyscanner_free(ps);
-		free(t);
-		return;
-	}
+	struct pyscanner *ps = pyscanner_new(j->kb);
+	pyscanner_keep_text(ps, j->keep_text);
 	for (size_t i = 0; i < j->nfiles; i++) {
+		while (!atomic_load(&j->done[i]) && lend_a_hand(j, ps, i))
+			;
 		if (!atomic_load(&j->done[i])) {
 			pthread_mutex_lock(&j->mu);
 			atomic_store(&j->waiting, true);
@@ -194,6 +206,7 @@ static void scan_all(struct job *j, int jobs, struct report *rep)
 		}
 		report_one(j, rep, i);
 	}
+	pyscanner_free(ps);
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
