@@ -72,6 +72,7 @@ struct cache {
 static atomic_uint_least64_t generation;
 
 static void index_load(struct cache *c);
+static void index_free(struct cache *c);
 static void index_save(struct cache *c);
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
@@ -120,11 +121,7 @@ void cache_close(struct cache *c)
 	if (!c)
 		return;
 	index_save(c);
-	for (uint32_t i = 0; i < c->nold; i++)
-		free(c->old[i].path);
-	free(c->old);
-	free(c->hit);
-	free(c->slots);
+	index_free(c);
 	for (size_t i = 0; i < c->nfresh; i++)
 		free(c->fresh[i].path);
 	free(c->fresh);
@@ -345,22 +342,26 @@ static bool read_cache_file(char *path, const char *magic, size_t min, struct bu
 	return false;
 }
 
-static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out)
+/* Decodes an entry (data: len bytes from the magic on, then a NUL; taken)
+ * into out, whose strings then point into data. */
+static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_result *out)
 {
-	struct buf b = {0};
-	if (!read_cache_file(key_path(c, key), MAGIC, 8, &b))
+	memset(out, 0, sizeof *out);
+	if (len < 8 || memcmp(data, MAGIC, 8) != 0) {
+		free(data);
 		return false;
-	struct reader r = {b.data + 8, b.data + b.len, false};
+	}
+	struct reader r = {data + 8, data + len, false};
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
 	out->syntax_error_cell = get_u32(&r);
-	if (r.bad || n > b.len / 76) { /* each finding takes at least 76 bytes */
-		buf_free(&b);
+	if (r.bad || n > len / 76) { /* each finding takes at least 76 bytes */
+		free(data);
 		return false;
 	}
 	out->items = xcalloc(n ? n : 1, sizeof *out->items);
 	out->cap = n;
-	out->strings = b.data; /* the findings' strings point into the entry */
+	out->strings = data; /* the findings' strings point into the entry */
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
 		uint32_t nums[10];
@@ -381,27 +382,44 @@ static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *o
 		f->loop_line = nums[8];
 		f->rule = nums[9] < c->kb->nrules ? &c->kb->rules[nums[9]] : NULL;
 		f->func = -1;
-		uint32_t len;
-		const char *library = get_str(&r, &len);
-		f->library = intern(c, library, len);
-		const char *display = get_str(&r, &len);
-		f->display = intern(c, display, len);
-		const char *target = get_str(&r, &len);
-		f->target = intern(c, target, len);
-		f->symbol = get_str(&r, &len);
-		f->message = get_str(&r, &len);
-		f->fix = get_str(&r, &len);
-		f->headline = get_str(&r, &len);
-		f->line_text = get_str(&r, &len);
-		f->rank_reason = get_str(&r, &len);
+		uint32_t sl;
+		const char *library = get_str(&r, &sl);
+		f->library = intern(c, library, sl);
+		const char *display = get_str(&r, &sl);
+		f->display = intern(c, display, sl);
+		const char *target = get_str(&r, &sl);
+		f->target = intern(c, target, sl);
+		f->symbol = get_str(&r, &sl);
+		f->message = get_str(&r, &sl);
+		f->fix = get_str(&r, &sl);
+		f->headline = get_str(&r, &sl);
+		f->line_text = get_str(&r, &sl);
+		f->rank_reason = get_str(&r, &sl);
 		if (!f->rule || !f->library || !f->symbol || !f->message)
 			r.bad = true;
 	}
 	bool ok = !r.bad && r.p == r.end;
 	if (!ok)
-		scan_result_free(out); /* frees b.data, now out->strings */
+		scan_result_free(out); /* frees data, now out->strings */
 	return ok;
 }
+
+static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out)
+{
+	struct buf b = {0};
+	if (!read_cache_file(key_path(c, key), MAGIC, 8, &b))
+		return false;
+	return decode_entry(c, b.data, b.len, out);
+}
+
+bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out)
+{
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	return decode_entry(c, copy, len, out);
+}
+
 
 /* ---- the stat index ---- */
 
@@ -426,29 +444,39 @@ static uint32_t slot_of(const struct cache *c, const char *path)
 	return (uint32_t)(XXH3_64bits(path, strlen(path)) & (c->nslots - 1));
 }
 
-/* Reads the index; anything short or odd leaves it empty. */
-static void index_load(struct cache *c)
+static void index_free(struct cache *c)
 {
-	struct buf b = {0};
-	if (!read_cache_file(index_path(c), INDEX_MAGIC, 12, &b))
+	for (uint32_t i = 0; i < c->nold; i++)
+		free(c->old[i].path);
+	free(c->old);
+	free(c->hit);
+	free(c->slots);
+	c->old = NULL;
+	c->hit = NULL;
+	c->slots = NULL;
+	c->nold = c->nslots = 0;
+}
+
+/* Parses an index's bytes (len of them, from the magic on) into c->old;
+ * anything short or odd leaves it empty. */
+static void index_parse(struct cache *c, const char *data, size_t len)
+{
+	if (len < 12 || memcmp(data, INDEX_MAGIC, 8) != 0)
 		return;
-	struct reader r = {b.data + 8, b.data + b.len, false};
+	struct reader r = {(char *)data + 8, (char *)data + len, false};
 	uint32_t n = get_u32(&r);
-	if (n > INDEX_MAX || n > b.len / 60) {
-		buf_free(&b);
+	if (n > INDEX_MAX || n > len / 60)
 		return;
-	}
 	c->old = xcalloc(n ? n : 1, sizeof *c->old);
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct ientry *e = &c->old[c->nold];
-		uint32_t len;
-		const char *path = get_str(&r, &len);
-		e->path = path ? xstrndup(path, len) : NULL;
-		if (!e->path || (size_t)(r.end - r.p) < sizeof e->st + 1 + 16) {
-			free(e->path);
+		uint32_t plen;
+		const char *path = get_str(&r, &plen);
+		if (!path || (size_t)(r.end - r.p) < sizeof e->st + 1 + 16) {
 			r.bad = true;
 			break;
 		}
+		e->path = xstrndup(path, plen);
 		memcpy(e->st, r.p, sizeof e->st);
 		r.p += sizeof e->st;
 		e->notebook = *r.p++ != 0;
@@ -457,13 +485,8 @@ static void index_load(struct cache *c)
 		r.p += 16;
 		c->nold++;
 	}
-	buf_free(&b);
-	if (r.bad) {
-		for (uint32_t i = 0; i < c->nold; i++)
-			free(c->old[i].path);
-		free(c->old);
-		c->old = NULL;
-		c->nold = 0;
+	if (r.bad || r.p != r.end) {
+		index_free(c);
 		return;
 	}
 	c->nslots = 16;
@@ -480,6 +503,24 @@ static void index_load(struct cache *c)
 	c->hit = xmalloc(c->nold ? c->nold * sizeof *c->hit : 1);
 	for (uint32_t i = 0; i < c->nold; i++)
 		atomic_init(&c->hit[i], false);
+}
+
+static void index_load(struct cache *c)
+{
+	struct buf b = {0};
+	if (!read_cache_file(index_path(c), INDEX_MAGIC, 12, &b))
+		return;
+	index_parse(c, b.data, b.len);
+	buf_free(&b);
+}
+
+long cache_decode_index(const char *data, size_t len)
+{
+	struct cache c = {0};
+	index_parse(&c, data, len);
+	long n = c.old ? (long)c.nold : -1;
+	index_free(&c);
+	return n;
 }
 
 static const struct ientry *index_find(const struct cache *c, const char *path)

@@ -39,4 +39,11 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
 			 struct scan_result *out, bool *notebook);
 
+/* For the fuzz target and tests: what a read of these bytes from the cache
+ * directory would give. cache_decode_entry fills out (as cache_get) when
+ * data is a valid entry; cache_decode_index returns how many paths data
+ * holds as an index, or -1 when it is not one. */
+bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out);
+long cache_decode_index(const char *data, size_t len);
+
 #endif
