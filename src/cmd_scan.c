@@ -52,8 +52,9 @@ static const char help[] =
 	"`gpuopt rules` lists the rules; `gpuopt explain RULE` says what one detects.\n";
 
 /* The files of a scan and the workers' progress. Workers take files in
- * order from `next`; the main thread reports file i once it is done, then
- * frees its results, so memory holds only the files in flight. */
+ * order from `next`; the main thread, which scans too, reports file i once
+ * it is done, then frees its results, so memory holds only the files in
+ * flight. */
 struct job {
 	const struct kb *kb;
 	bool keep_text;

@@ -232,3 +232,32 @@ def test_notebook_hot_path_names_the_cell_of_the_loop(tmp_path):
     assert f["rank_reason"] == "in smooth(), called from a loop in cell 3 at line 1"
     g = [f for f in doc["findings"] if f["cell"] == 3 and f["line"] == 2][0]
     assert g["rank_reason"] == "in a loop at line 1"
+
+
+def test_report_is_the_same_whatever_the_threads(tmp_path):
+    # more files than workers may run ahead of the reporter (128), so every
+    # hand-off is exercised: the reporter scanning, waiting, workers stalling
+    sources = sorted((ROOT / "examples").glob("*.py")) + sorted((ROOT / "tests/e2e/cases").glob("*.py"))
+    for i in range(300):
+        src = sources[i % len(sources)]
+        (tmp_path / f"f{i:03d}.py").write_text(f"# copy {i}\n" + "\n" * (i % 7) + src.read_text())
+    cache = tmp_path / "cache"
+    outs = {}
+    for fmt in ("json", "text"):
+        for jobs in ("1", "2", "3", "8"):
+            for cache_arg in ("--no-cache", None):
+                args = ["scan", "--format", fmt, "--fail-on", "never", "--jobs", jobs, "--color", "never"]
+                if cache_arg:
+                    args.append(cache_arg)
+                r = run(*args, tmp_path, env={"XDG_CACHE_HOME": str(cache)})
+                assert r.rc == 0, r
+                if fmt == "json":
+                    doc = r.json()
+                    assert doc["summary"].pop("seconds") >= 0
+                    assert doc["summary"]["files_scanned"] == 300
+                    out = json.dumps(doc)
+                else:
+                    out = re.sub(r" in \d+\.\d\d s:", " in T:", r.out)
+                    assert " in T:" in out
+                outs.setdefault(fmt, set()).add(out)
+    assert len(outs["json"]) == 1 and len(outs["text"]) == 1
