@@ -6,11 +6,22 @@
 # and CPython's own ast.parse of the same files. Prints wall time, peak
 # memory, the ratios and the targets of issue 3.
 #
+# Method. Each gpuopt row is the median of RUNS runs (default 3; min and max
+# shown), after one untimed run that warms the page cache for the sources.
+# Every run writes its JSON report with -o to a path where no file is: the
+# report is checked (a digest of it, without the timing) and deleted before
+# the next run. So no run pays for what the file system does on replacing a
+# file (ext4 starts writing back the new one at once), and each run writes
+# into memory the machine has used before (on a virtual machine, memory
+# touched for the first time can cost more than the scan). Every run, cold,
+# warm and without cache, must give the same report.
+#
 # Usage: bench/scan_corpus.sh [GPUOPT_BINARY]   (default build/src/gpuopt)
 # Needs: those packages, pyflakes3 (apt-get install pyflakes3), GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/src/gpuopt}
+runs=${RUNS:-3}
 pkgs="python3-numpy python3-scipy python3-pandas python3-sklearn python3-skimage python3-networkx"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,26 +31,65 @@ bytes=$(cat "${paths[@]}" | wc -c)
 lines=$(cat "${paths[@]}" | wc -l)
 echo "corpus: ${#paths[@]} files, $((bytes / 1000000)) MB, $lines lines"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GB"
-echo "gpuopt: $("$bin" --version), report: --format json to a file"
+echo "gpuopt: $("$bin" --version), report: --format json -o FILE; median of $runs runs (min-max)"
 echo
 
-measure() { # measure NAME CMD...: prints a row; sets secs and mb
-  local name=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || true
-  read -r secs kb < <(tail -n 1 "$work/time")
-  mb=$((kb / 1024))
-  printf "%-36s %8.2f s %8d MB\n" "$name" "$secs" "$mb"
+timed() { # timed CMD...: runs it; sets secs (wall, from bash's clock) and kb (peak RSS)
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || true
+  local t1=$EPOCHREALTIME
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  kb=$(tail -n 1 "$work/time")
 }
 
-cache="$work/cache"   # a new directory: nothing cached yet
+measure() { # measure NAME CMD...: prints a row; sets secs
+  local name=$1; shift
+  timed "$@"
+  printf "%-36s %8.2f s %8d MB\n" "$name" "$secs" "$((kb / 1024))"
+}
+
+digest() { # digest REPORT: a hash of the JSON report without its timing
+  /usr/bin/python3 - "$1" <<'PY'
+import hashlib, json, sys
+d = json.load(open(sys.argv[1]))
+d["summary"].pop("seconds")
+s = d["summary"]
+print(hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16],
+      s["findings"], s["files_scanned"], s["files_with_errors"])
+PY
+}
+
+cache="$work/cache"
 export XDG_CACHE_HOME=$cache
-measure "gpuopt cold (empty cache)" "$bin" scan --format json --fail-on never -o "$work/cold.json" -- "${paths[@]}"
-t_cold=$secs; m_cold=$mb
-measure "gpuopt warm (cached)" "$bin" scan --format json --fail-on never -o "$work/warm.json" -- "${paths[@]}"
-t_warm=$secs; m_warm=$mb
-measure "gpuopt --no-cache" "$bin" scan --no-cache --format json --fail-on never -o "$work/nc.json" -- "${paths[@]}"
-t_nc=$secs; m_nc=$mb
-measure "gpuopt --no-cache --jobs 1" "$bin" scan --no-cache --jobs 1 --format json --fail-on never -o "$work/nc1.json" -- "${paths[@]}"
+peak=0
+: >"$work/digests"
+scan_runs() { # scan_runs NAME cold|warm ARGS...: RUNS runs; sets secs (median)
+  local name=$1 kind=$2; shift 2
+  local times=() mb=0
+  for ((r = 0; r < runs; r++)); do
+    [ "$kind" = cold ] && rm -rf "$cache"
+    timed "$bin" scan --format json --fail-on never -o "$work/report.json" "$@" -- "${paths[@]}"
+    times+=("$secs")
+    ((kb / 1024 > mb)) && mb=$((kb / 1024))
+    digest "$work/report.json" >>"$work/digests"
+    rm -f "$work/report.json"
+  done
+  ((mb > peak)) && peak=$mb
+  mapfile -t sorted < <(printf '%s\n' "${times[@]}" | sort -g)
+  secs=${sorted[$((runs / 2))]}
+  printf "%-36s %8.3f s %8d MB   (%.3f-%.3f)\n" "$name" "$secs" "$mb" "${sorted[0]}" "${sorted[$((runs - 1))]}"
+}
+
+# untimed: brings the sources into the page cache, as for every tool below
+"$bin" scan --no-cache --format json --fail-on never -o "$work/report.json" -- "${paths[@]}" >/dev/null 2>&1 || true
+rm -f "$work/report.json"
+scan_runs "gpuopt cold (empty cache)" cold
+t_cold=$secs
+scan_runs "gpuopt warm (cached)" warm
+t_warm=$secs
+scan_runs "gpuopt --no-cache" warm --no-cache
+t_nc=$secs
+scan_runs "gpuopt --no-cache --jobs 1" warm --no-cache --jobs 1
 t_nc1=$secs
 unset XDG_CACHE_HOME
 measure "CPython ast.parse" /usr/bin/python3 -c '
@@ -56,19 +106,15 @@ if command -v pyflakes3 >/dev/null; then
 else
   echo "pyflakes: not installed (apt-get install pyflakes3)"; t_pyflakes=0
 fi
-python3 - "$work" "$t_cold" "$t_warm" "$t_nc" "$t_nc1" "$t_ast" "$t_pyflakes" "$m_cold" "$m_warm" "$m_nc" <<'PY'
-import json, sys
+/usr/bin/python3 - "$work" "$t_cold" "$t_warm" "$t_nc" "$t_nc1" "$t_ast" "$t_pyflakes" "$peak" <<'PY'
+import sys
 work = sys.argv[1]
 cold, warm, nc, nc1, ast_t, pyfl = map(float, sys.argv[2:8])
-mem = max(map(int, sys.argv[8:11]))
-docs = {}
-for name in ("cold", "warm", "nc"):
-    d = json.load(open(f"{work}/{name}.json"))
-    d["summary"].pop("seconds")
-    docs[name] = d
-s = docs["cold"]["summary"]
-print(f"\nfindings: {s['findings']} in {s['files_scanned']} files, {s['files_with_errors']} unreadable; "
-      f"warm and --no-cache reports identical to cold: {docs['warm'] == docs['cold'] == docs['nc']}")
+mem = int(sys.argv[8])
+digests = open(f"{work}/digests").read().split("\n")[:-1]
+h, findings, files, errors = digests[0].split()
+print(f"\nfindings: {findings} in {files} files, {errors} unreadable; "
+      f"all {len(digests)} gpuopt reports identical: {len(set(digests)) == 1}")
 def row(what, value, target, ok):
     print(f"{what:<44} {value:>8}   target {target:<10} {'met' if ok else 'NOT MET'}")
 print()
