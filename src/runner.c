@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -236,9 +237,45 @@ bool runner_find_program(const char *name)
 	}
 }
 
+/* Copies what is left to read of `from` into `to`; false and errno on an error. */
+static bool copy_fd(int from, int to)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(to, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return false;
+			off += w;
+		}
+	}
+}
+
 int runner_open_in(const char *path)
 {
-	return open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return fd;
+	/* a pipe is read once, to its end, into an anonymous file */
+	int copy = memfd_create("gpuopt-input", MFD_CLOEXEC);
+	if (copy < 0 || !copy_fd(fd, copy) || lseek(copy, 0, SEEK_SET) != 0) {
+		int err = errno;
+		close(fd);
+		if (copy >= 0)
+			close(copy);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	return copy;
 }
 
 int runner_open_out(const char *path)

@@ -69,7 +69,9 @@ bool runner_interrupted(void);
 bool runner_find_program(const char *name);
 
 /* Opens path for reading / writing (truncating) with O_CLOEXEC; -1 and errno
- * on failure. "/dev/null" works for both. */
+ * on failure. "/dev/null" works for both. For reading, a pipe (a FIFO, or
+ * bash's <(...)) is read to its end into an anonymous file first, so the
+ * descriptor can be rewound for every run. */
 int runner_open_in(const char *path);
 int runner_open_out(const char *path);
 

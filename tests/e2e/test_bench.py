@@ -386,6 +386,14 @@ def test_input_and_output(tmp_path):
     assert r.rc == 0 and "hello" not in r.out
     r = bench("--runs", "2", *FAST, "--input", tmp_path / "missing.txt", "cat")
     assert r.rc == 2 and "--input: cannot read" in r.err
+    # a pipe (a FIFO here; bash's <(...) alike) is read once and replayed to every run
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"printf 'from a pipe\\n' > '{fifo}'"])
+    r = bench("--runs", "3", *FAST, "--input", fifo, "--output", out, "cat")
+    writer.wait(timeout=10)
+    assert r.rc == 0, r
+    assert out.read_text() == "from a pipe\n" * 3
     # stdin is /dev/null by default: a command reading it ends at once (head, not cat:
     # coreutils 9.1's cat refuses /dev/null to /dev/null as "input file is output file")
     r = bench("--runs", "2", *FAST, "--timeout", "5", "head -c 100")
