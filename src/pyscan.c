@@ -106,7 +106,7 @@ void pyscanner_free(struct pyscanner *ps)
 	free(ps);
 }
 
-static void finding_free(struct finding *f)
+void finding_free(struct finding *f)
 {
 	free(f->symbol);
 	free(f->message);

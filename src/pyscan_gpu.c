@@ -437,12 +437,7 @@ static void drop_port_finding(struct ctx *c, PNode call, const char *name)
 	for (size_t i = r->n; i-- > 0 && r->n - i <= 64;) {
 		struct finding *f = &r->items[i];
 		if (f->start_byte == start && strcmp(f->symbol, name) == 0 && f->rule->severity == SEV_NOTE) {
-			free(f->symbol);
-			free(f->message);
-			free(f->fix);
-			free(f->headline);
-			free(f->line_text);
-			free(f->rank_reason);
+			finding_free(f);
 			memmove(f, f + 1, (r->n - i - 1) * sizeof *f);
 			r->n--;
 			return;

@@ -156,6 +156,8 @@ int current_func(const struct ctx *c);
 uint32_t node_line(PNode n);
 /* Ends a finding's span where node `end` ends. */
 void finding_end_at(struct ctx *c, struct finding *f, PNode end);
+/* Frees the strings a finding owns (not the finding). */
+void finding_free(struct finding *f);
 
 /* pyscan_lib.c */
 void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args);
