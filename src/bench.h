@@ -26,6 +26,7 @@
 #define BENCH_SHELL_CALIBRATION_RUNS 50
 #define BENCH_CHECK_RESAMPLES 2000     /* resamples for the stop rule's interval */
 #define BENCH_GPU_INTERVAL_MS 10
+#define MAX_PARAM_VALUES 100000       /* values of one parameter, and combinations of all */
 
 enum output_mode { OUTPUT_NULL, OUTPUT_INHERIT, OUTPUT_FILE };
 
