@@ -72,6 +72,13 @@ struct group {
 	size_t npaths, others;
 };
 
+/* A note about a call that has no GPU path (GPU208): counted with the
+ * calls that stay on the CPU, not with the GPU paths. */
+static bool note_without_path(const struct finding *f)
+{
+	return f->rule->severity == SEV_NOTE && strcmp(f->rule->category, "no-gpu-path") == 0;
+}
+
 static void headlines(FILE *out, const struct style *s, const struct scan_file *sf)
 {
 	struct group groups[64];
@@ -90,7 +97,7 @@ static void headlines(FILE *out, const struct style *s, const struct scan_file *
 			ng++;
 		}
 		struct group *gr = &groups[g];
-		if (f->rule->severity != SEV_NOTE) {
+		if (f->rule->severity != SEV_NOTE || note_without_path(f)) {
 			gr->others++;
 			continue;
 		}
@@ -169,11 +176,12 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 		order[k] = &sf->res.items[k];
 	if (sf->res.n > 1)
 		qsort(order, sf->res.n, sizeof *order, hottest_first);
-	size_t quiet = 0;
+	size_t quiet = 0, quiet_without_path = 0;
 	for (size_t k = 0; k < sf->res.n; k++) {
 		const struct finding *f = order[k];
 		if (f->rule->severity == SEV_NOTE) {
 			quiet++;
+			quiet_without_path += note_without_path(f);
 			continue;
 		}
 		fputs("\n  ", out);
@@ -204,8 +212,14 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 			fputc('\n', out);
 		}
 	} else if (quiet) {
-		fprintf(out, "  %s(%zu more site%s with a GPU path: --verbose lists them)%s\n", s->dim, quiet,
-			quiet == 1 ? "" : "s", s->reset);
+		size_t with_path = quiet - quiet_without_path;
+		fprintf(out, "  %s(", s->dim);
+		if (with_path)
+			fprintf(out, "%zu more site%s with a GPU path", with_path, with_path == 1 ? "" : "s");
+		if (quiet_without_path)
+			fprintf(out, "%s%zu note%s on a call without one", with_path ? ", " : "",
+				quiet_without_path, quiet_without_path == 1 ? "" : "s");
+		fprintf(out, ": --verbose lists them)%s\n", s->reset);
 	}
 	fputc('\n', out);
 	free(order);

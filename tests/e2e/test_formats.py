@@ -261,3 +261,15 @@ def test_report_is_the_same_whatever_the_threads(tmp_path):
                     assert " in T:" in out
                 outs.setdefault(fmt, set()).add(out)
     assert len(outs["json"]) == 1 and len(outs["text"]) == 1
+
+
+def test_text_counts_a_note_without_a_gpu_path_apart(tmp_path):
+    # a NumPy generator has no GPU path: a note (GPU208), not a GPU path in
+    # the headline, and said apart in the line that counts the quiet sites
+    p = write(tmp_path, text="import numpy as np\nrng = np.random.default_rng(0)\nx = np.fft.fft(rng.random(8))\n")
+    out = run("scan", p).out
+    assert "NumPy: 1 call → cupy; 1 without a GPU path or flagged below" in out, out
+    assert "(1 more site with a GPU path, 1 note on a call without one: --verbose lists them)" in out, out
+    assert "warning GPU" not in out and "(0 error, 0 warning, 2 note)" in out
+    v = run("scan", "--verbose", p).out
+    assert f"{p}:2:7: note GPU208 numpy.random.default_rng" in v, v

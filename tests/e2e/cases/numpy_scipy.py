@@ -19,3 +19,5 @@ b, a = signal.butter(4, 0.1)  # expect: GPU102/cupy
 smooth = ndimage.gaussian_filter(img, 2)  # expect: GPU102/cupy
 z = stats.zscore(x)  # expect: GPU102/cupy
 t = stats.ttest_ind(x, y)  # expect: GPU202/-
+rng = np.random.default_rng(0)  # expect: GPU208/-
+state = np.random.get_state()  # expect: GPU208/-
