@@ -63,6 +63,22 @@ fail:
 	return false;
 }
 
+bool write_all(int fd, const char *data, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return false;
+		}
+		off += (size_t)n;
+	}
+	return true;
+}
+
 static bool write_replace(const char *path, const char *data, size_t len, bool durable, char **why);
 
 bool write_file_atomic(const char *path, const char *data, size_t len, char **why)
@@ -92,16 +108,8 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 		free(tmp);
 		return false;
 	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
+	if (!write_all(fd, data, len))
+		goto fail;
 	if (fchmod(fd, 0644) != 0 || (durable && fsync(fd) != 0))
 		goto fail;
 	if (close(fd) != 0) {

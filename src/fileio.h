@@ -13,6 +13,10 @@
  * static or owned message: the caller frees *why_owned if non-NULL. */
 bool read_file(const char *path, size_t limit, struct buf *out, char **why);
 
+/* Writes all len bytes of data to fd, retrying short writes and EINTR.
+ * False (errno set) on an error. */
+bool write_all(int fd, const char *data, size_t len);
+
 /* Writes data to path atomically: the file is either the whole new content
  * or untouched. "-" writes to stdout. Returns false and sets *why (owned,
  * caller frees) on failure. */

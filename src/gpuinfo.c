@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "util.h"
 
 /* ---- NVML ---- */
@@ -452,16 +453,7 @@ json_t *gpuinfo_query(double timeout_s)
 		close(fds[0]);
 		json_t *rec = query_here();
 		char *text = json_dumps(rec, JSON_COMPACT);
-		size_t len = text ? strlen(text) : 0, off = 0;
-		while (off < len) {
-			ssize_t w = write(fds[1], text + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		_exit(off == len ? 0 : 1);
+		_exit(!text || write_all(fds[1], text, strlen(text)) ? 0 : 1);
 	}
 	close(fds[1]);
 	struct buf out = {0};

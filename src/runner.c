@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "util.h"
 
 extern char **environ;
@@ -247,14 +248,8 @@ static bool copy_fd(int from, int to)
 			continue;
 		if (n <= 0)
 			return n == 0;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(to, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return false;
-			off += w;
-		}
+		if (!write_all(to, buf, (size_t)n))
+			return false;
 	}
 }
 
