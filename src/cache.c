@@ -33,6 +33,7 @@
 #include <xxhash.h>
 
 #include "fileio.h"
+#include "symtab.h"
 #include "util.h"
 #include "version.h"
 
@@ -55,9 +56,7 @@ struct cache {
 	uint64_t salt;         /* the knowledge data and the options that shape findings */
 	uint64_t gen;          /* this cache_open's number (see intern) */
 	pthread_mutex_t mu;    /* guards pool and fresh */
-	struct ptrvec pool;    /* interned library / display / target strings */
-	uint32_t *pool_slots;  /* hash table over pool; UINT32_MAX empty */
-	size_t npool_slots;
+	struct symtab pool;    /* interned library / display / target strings (the keys) */
 	struct ientry *old;    /* the index as loaded; read-only during the run */
 	atomic_bool *hit;      /* old[i] was found unchanged in this run */
 	uint32_t nold;
@@ -94,6 +93,25 @@ static bool mkdirs(const char *path)
 	return ok;
 }
 
+/* Writes b to path, whole or not at all. A failed write only costs a
+ * re-scan; the directory is made on the first failure, not checked on
+ * every write. */
+static void write_cache_file(char *path, const struct buf *b)
+{
+	char *why = NULL;
+	if (!write_file_replace(path, b->data, b->len, &why)) {
+		char *slash = strrchr(path, '/');
+		*slash = '\0';
+		bool ok = mkdirs(path);
+		*slash = '/';
+		free(why);
+		why = NULL;
+		if (ok)
+			write_file_replace(path, b->data, b->len, &why);
+	}
+	free(why);
+}
+
 struct cache *cache_open(const struct kb *kb, bool keep_text)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
@@ -125,10 +143,7 @@ void cache_close(struct cache *c)
 	for (size_t i = 0; i < c->nfresh; i++)
 		free(c->fresh[i].path);
 	free(c->fresh);
-	for (size_t i = 0; i < c->pool.len; i++)
-		free(c->pool.items[i]);
-	ptrvec_free(&c->pool);
-	free(c->pool_slots);
+	symtab_free(&c->pool);
 	pthread_mutex_destroy(&c->mu);
 	free(c->dir);
 	free(c);
@@ -204,20 +219,7 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 		put_str(&b, f->rank_reason);
 	}
 	char *path = key_path(c, key);
-	char *why = NULL;
-	/* A failed write only costs a re-scan; the directory is made on the
-	 * first miss, not checked on every write. */
-	if (!write_file_replace(path, b.data, b.len, &why)) {
-		char *slash = strrchr(path, '/');
-		*slash = '\0';
-		bool ok = mkdirs(path);
-		*slash = '/';
-		free(why);
-		why = NULL;
-		if (ok)
-			write_file_replace(path, b.data, b.len, &why);
-	}
-	free(why);
+	write_cache_file(path, &b);
 	free(path);
 	buf_free(&b);
 	if (st)
@@ -262,8 +264,8 @@ static char *get_str(struct reader *r, uint32_t *len)
 
 /* One shared copy of a short string (s, n bytes, NUL-terminated) for the
  * whole run, so equal strings are equal pointers (the report tallies by
- * pointer): the pool, with an open-addressing table over it by hash. Each
- * thread remembers its recent answers, so a hit takes no lock. */
+ * pointer): the keys of the pool. Each thread remembers its recent
+ * answers, so a hit takes no lock. */
 static const char *intern(struct cache *c, const char *s, uint32_t n)
 {
 	enum { MEMO = 64 };
@@ -277,34 +279,13 @@ static const char *intern(struct cache *c, const char *s, uint32_t n)
 	size_t m = h & (MEMO - 1);
 	if (memo[m].gen == c->gen && memo[m].h == h && strcmp(memo[m].s, s) == 0)
 		return memo[m].s;
-	const char *found = NULL;
 	pthread_mutex_lock(&c->mu);
-	if (2 * (c->pool.len + 1) > c->npool_slots) {
-		size_t ns = c->npool_slots ? c->npool_slots * 2 : 256;
-		free(c->pool_slots);
-		c->pool_slots = xmalloc(ns * sizeof *c->pool_slots);
-		memset(c->pool_slots, 0xFF, ns * sizeof *c->pool_slots);
-		c->npool_slots = ns;
-		for (size_t i = 0; i < c->pool.len; i++) {
-			const char *p = c->pool.items[i];
-			size_t k = XXH3_64bits(p, strlen(p)) & (ns - 1);
-			while (c->pool_slots[k] != UINT32_MAX)
-				k = (k + 1) & (ns - 1);
-			c->pool_slots[k] = (uint32_t)i;
-		}
+	const struct binding *b = symtab_get(&c->pool, s, n);
+	if (!b) {
+		symtab_set(&c->pool, s, n, B_QUAL, NULL, -1);
+		b = symtab_get(&c->pool, s, n);
 	}
-	size_t k = h & (c->npool_slots - 1);
-	for (; c->pool_slots[k] != UINT32_MAX; k = (k + 1) & (c->npool_slots - 1))
-		if (strcmp(c->pool.items[c->pool_slots[k]], s) == 0) {
-			found = c->pool.items[c->pool_slots[k]];
-			break;
-		}
-	if (!found) {
-		char *copy = xstrndup(s, n);
-		c->pool_slots[k] = (uint32_t)c->pool.len;
-		ptrvec_push(&c->pool, copy);
-		found = copy;
-	}
+	const char *found = b->name; /* stays put when the table grows */
 	pthread_mutex_unlock(&c->mu);
 	memo[m].gen = c->gen;
 	memo[m].h = h;
@@ -419,7 +400,6 @@ bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct sc
 	copy[len] = '\0';
 	return decode_entry(c, copy, len, out);
 }
-
 
 /* ---- the stat index ---- */
 
@@ -612,13 +592,7 @@ static void index_save(struct cache *c)
 	memcpy(b.data + 8, &n, sizeof n);
 	free(seen);
 	char *path = index_path(c);
-	char *why = NULL;
-	if (!write_file_replace(path, b.data, b.len, &why) && mkdirs(c->dir)) {
-		free(why);
-		why = NULL;
-		write_file_replace(path, b.data, b.len, &why);
-	}
-	free(why);
+	write_cache_file(path, &b);
 	free(path);
 	buf_free(&b);
 }
