@@ -63,11 +63,12 @@ cache="$work/cache"
 export XDG_CACHE_HOME=$cache
 peak=0
 : >"$work/digests"
-scan_runs() { # scan_runs NAME cold|warm ARGS...: RUNS runs; sets secs (median)
-  local name=$1 kind=$2; shift 2
+scan_runs() { # scan_runs NAME empty|keep ARGS...: RUNS runs, each from an empty cache
+  #              or keeping the cache as it is; sets secs (median)
+  local name=$1 cache_mode=$2; shift 2
   local times=() mb=0
   for ((r = 0; r < runs; r++)); do
-    [ "$kind" = cold ] && rm -rf "$cache"
+    [ "$cache_mode" = empty ] && rm -rf "$cache"
     timed "$bin" scan --format json --fail-on never -o "$work/report.json" "$@" -- "${paths[@]}"
     times+=("$secs")
     ((kb / 1024 > mb)) && mb=$((kb / 1024))
@@ -83,13 +84,13 @@ scan_runs() { # scan_runs NAME cold|warm ARGS...: RUNS runs; sets secs (median)
 # untimed: brings the sources into the page cache, as for every tool below
 "$bin" scan --no-cache --format json --fail-on never -o "$work/report.json" -- "${paths[@]}" >/dev/null 2>&1 || true
 rm -f "$work/report.json"
-scan_runs "gpuopt cold (empty cache)" cold
+scan_runs "gpuopt cold (empty cache)" empty
 t_cold=$secs
-scan_runs "gpuopt warm (cached)" warm
+scan_runs "gpuopt warm (cached)" keep
 t_warm=$secs
-scan_runs "gpuopt --no-cache" warm --no-cache
+scan_runs "gpuopt --no-cache" keep --no-cache
 t_nc=$secs
-scan_runs "gpuopt --no-cache --jobs 1" warm --no-cache --jobs 1
+scan_runs "gpuopt --no-cache --jobs 1" keep --no-cache --jobs 1
 t_nc1=$secs
 unset XDG_CACHE_HOME
 measure "CPython ast.parse" /usr/bin/python3 -c '
