@@ -293,6 +293,19 @@ static const char *intern(struct cache *c, const char *s, uint32_t n)
 	return found;
 }
 
+/* get_str, then intern: a string with a NUL inside is a damaged entry
+ * (the pool's keys hold none). */
+static const char *get_interned(struct cache *c, struct reader *r)
+{
+	uint32_t n;
+	const char *s = get_str(r, &n);
+	if (s && strlen(s) != n) {
+		r->bad = true;
+		return NULL;
+	}
+	return intern(c, s, n);
+}
+
 static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out);
 
 bool cache_get(struct cache *c, const struct source *src, const struct stat *st,
@@ -363,13 +376,10 @@ static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_re
 		f->loop_line = nums[8];
 		f->rule = nums[9] < c->kb->nrules ? &c->kb->rules[nums[9]] : NULL;
 		f->func = -1;
+		f->library = get_interned(c, &r);
+		f->display = get_interned(c, &r);
+		f->target = get_interned(c, &r);
 		uint32_t sl;
-		const char *library = get_str(&r, &sl);
-		f->library = intern(c, library, sl);
-		const char *display = get_str(&r, &sl);
-		f->display = intern(c, display, sl);
-		const char *target = get_str(&r, &sl);
-		f->target = intern(c, target, sl);
 		f->symbol = get_str(&r, &sl);
 		f->message = get_str(&r, &sl);
 		f->fix = get_str(&r, &sl);

@@ -1,7 +1,7 @@
 /* symtab: a string-keyed hash table of name bindings for one Python scope
  * (the scanner), also the cache's pool of interned strings. Keys are copied
  * (the table owns them, and a key keeps its address while the table
- * grows); so are the qualified names. */
+ * grows); so are the qualified names. A key must not contain a NUL. */
 #ifndef GPUOPT_SYMTAB_H
 #define GPUOPT_SYMTAB_H
 
