@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cache.h"
-#include "kb.h"
-#include "report.h"
+#include "scan/cache.h"
+#include "scan/kb.h"
+#include "scan/report.h"
 
 static struct kb *kb;
 static FILE *sink;

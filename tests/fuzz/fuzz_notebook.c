@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "kb.h"
-#include "notebook.h"
-#include "pyscan.h"
+#include "scan/kb.h"
+#include "python/notebook.h"
+#include "scan/pyscan.h"
 
 static struct kb *kb;
 static struct pyscanner *ps;

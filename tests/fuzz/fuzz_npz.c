@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "npy.h"
-#include "npz.h"
+#include "verify/npy.h"
+#include "verify/npz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

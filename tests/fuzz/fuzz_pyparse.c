@@ -7,8 +7,8 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
-#include "pyparse.h"
-#include "pytree.h"
+#include "python/pyparse.h"
+#include "python/pytree.h"
 
 const TSLanguage *tree_sitter_python(void);
 

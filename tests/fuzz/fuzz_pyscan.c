@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kb.h"
-#include "pyscan.h"
-#include "report.h"
-#include "source.h"
+#include "scan/kb.h"
+#include "scan/pyscan.h"
+#include "scan/report.h"
+#include "python/source.h"
 
 static struct kb *kb;
 static struct pyscanner *ps;

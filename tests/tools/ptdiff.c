@@ -14,9 +14,9 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
-#include "fileio.h"
-#include "pyparse.h"
-#include "pytree.h"
+#include "core/fileio.h"
+#include "python/pyparse.h"
+#include "python/pytree.h"
 
 const TSLanguage *tree_sitter_python(void);
 

@@ -1,0 +1,146 @@
+/* bench: the data of one `gpuopt bench` session — settings, every run's raw
+ * numbers, the statistics and verdicts computed from them, and the
+ * environment record — shared by cmd_bench.c (which measures) and
+ * benchfmt.c (which renders the text table, JSON, CSV and Markdown).
+ *
+ * Ownership: a bench_result owns its groups, their commands, runs, strings
+ * and the environment JSON; bench_result_free() releases all of it. */
+#ifndef GPUOPT_BENCH_H
+#define GPUOPT_BENCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpu/gpuinfo.h"
+#include "core/stats.h"
+#include "core/util.h"
+
+#define BENCH_CONFIDENCE 0.95
+#define BENCH_SHORT_RUN_S 0.005        /* warn below: process start-up dominates */
+#define BENCH_FIRST_RUN_FACTOR 1.5     /* warn when the first measured run is this much slower */
+#define BENCH_HIGH_VARIATION 0.10      /* warn when 1.4826 * MAD / median is above */
+#define BENCH_OUTLIER_SHARE 0.10       /* warn when more outliers than this share of runs */
+#define BENCH_SHELL_CALIBRATION_RUNS 50
+#define BENCH_CHECK_RESAMPLES 2000     /* resamples for the stop rule's interval */
+#define BENCH_GPU_INTERVAL_MS 10
+#define MAX_PARAM_VALUES 100000       /* values of one parameter, and combinations of all */
+
+enum output_mode { OUTPUT_NULL, OUTPUT_INHERIT, OUTPUT_FILE };
+
+struct param {
+	char *name;
+	char **values;   /* owned strings */
+	size_t nvalues;
+};
+
+struct bench_settings {
+	unsigned warmup, min_runs, max_runs;   /* max_runs 0: no limit */
+	double min_time_s, max_time_s;          /* max_time_s 0: no limit */
+	double precision, min_effect;           /* fractions: 0.02, 0.05 */
+	uint64_t seed;
+	unsigned resamples;
+	const char *shell;                      /* NULL: no shell */
+	struct ptrvec prepare, setup, cleanup;  /* command lines (borrowed from argv) */
+	struct ptrvec names;                    /* --command-name values */
+	struct param *params;
+	size_t nparams;
+	const char *input;                      /* NULL: /dev/null */
+	enum output_mode output;
+	const char *output_file;
+	double timeout_s;                       /* 0: none */
+	bool ignore_failure, fail_on_slower;
+	const char *python;
+	const char *export_json, *export_csv, *export_markdown;
+};
+
+struct bench_run {
+	unsigned round;       /* measured rounds count from 0; warm-up rounds likewise */
+	unsigned slot;        /* position of this run in its round's shuffled order */
+	bool warmup;
+	double wall_s;        /* with --shell: less the shell's start-up, not below 0 */
+	double wall_raw_s, user_s, sys_s;
+	long peak_rss_kib;
+	int exit_code, signal;
+	bool timed_out;
+	struct gpu_usage *gpu; /* one per sampled device, or NULL */
+};
+
+struct gpu_summary {      /* one device over a command's measured runs */
+	unsigned samples;
+	double mem_peak, mem_mean, util_peak, util_mean;
+};
+
+struct bench_command {
+	char *text;           /* the command line after {VAR} substitution */
+	char *name;           /* --command-name, or the text */
+	char **argv;          /* what is executed (NULL-terminated, owned) */
+	char **prepare, **setup, **cleanup; /* argv or NULL */
+	char *prepare_text, *setup_text, *cleanup_text;
+	char **param_values;  /* one per settings param, owned; NULL without params */
+	struct bench_run *runs;
+	size_t nruns, cap;
+	double measured_s;    /* sum of measured wall times so far */
+	/* computed after the runs */
+	size_t measured, failed;
+	struct summary wall, user, sys;
+	double rss_median_kib;
+	long rss_max_kib;
+	struct gpu_summary *gpu; /* ndev entries or NULL */
+	struct ptrvec warnings;  /* owned strings */
+};
+
+struct bench_comparison {
+	size_t candidate;            /* index into the group's commands (baseline is 0) */
+	struct interval speedup;     /* baseline median / candidate median */
+	size_t pairs;
+	const char *verdict;         /* "faster", "slower", "no difference" */
+	bool conclusive;             /* the interval lies wholly on one side of the thresholds */
+	double half_width;           /* max(hi/est - 1, 1 - lo/est) */
+};
+
+struct bench_group {
+	struct bench_command *cmds;
+	size_t ncmds;
+	char **param_values;         /* values shared by all commands, or NULL */
+	struct bench_comparison *cmp; /* ncmds - 1 */
+	struct interval median_ci;   /* one command alone: its median's interval */
+	size_t rounds;
+	double elapsed_s;
+	const char *stop_reason;
+	struct ptrvec warnings;
+};
+
+struct bench_result {
+	const struct bench_settings *set;
+	struct bench_group *groups;
+	size_t ngroups;
+	size_t ndev;                 /* GPUs sampled during runs (0: none) */
+	json_t *env;                 /* {host, python, gpu} */
+	char *started_at;            /* ISO 8601 UTC */
+	double duration_s;
+	char *invocation;            /* the gpuopt command line, quoted */
+	long rss_floor_kib;          /* gpuopt's resident size: lowest visible peak RSS */
+	bool shell_calibrated;
+	size_t shell_runs;
+	double shell_wall_s, shell_user_s, shell_sys_s;
+};
+
+void bench_result_free(struct bench_result *r);
+
+/* Renders the human report (verdicts first, then tables and notes). */
+void bench_print_text(FILE *out, const struct bench_result *r);
+/* The other formats, as owned NUL-terminated text. */
+char *bench_to_json(const struct bench_result *r);
+char *bench_to_csv(const struct bench_result *r);
+char *bench_to_markdown(const struct bench_result *r);
+
+/* "12.3 ms"-style duration with three significant digits. Owned. */
+char *bench_format_seconds(double s);
+
+/* The display label of a command in its group ("baseline", "candidate 1"...). */
+const char *bench_role(size_t index);
+
+#endif

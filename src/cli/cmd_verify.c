@@ -1,0 +1,481 @@
+/* cmd_verify: `gpuopt verify REFERENCE CANDIDATE` — step 5 of the method,
+ * semantics before speed: compares what a CPU run and a GPU run wrote, with
+ * explicit tolerances, and says where they differ. Reads the command line,
+ * decides what the two paths hold (.npy, .npz, CSV / TSV, directories of
+ * those), hands each pair to its comparer (verify_array.c, verify_table.c,
+ * verify_recall.c) and writes the report (verify_report.c). */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "core/diag.h"
+#include "core/fileio.h"
+#include "verify/verify.h"
+
+static const char help[] =
+	"Usage: gpuopt verify [OPTIONS] REFERENCE CANDIDATE\n"
+	"\n"
+	"Compare what a reference run (the CPU version) wrote with what a candidate run\n"
+	"(the GPU version) wrote, with explicit tolerances, and say where they differ.\n"
+	"REFERENCE and CANDIDATE are two files of the same kind, or two directories:\n"
+	"  .npy   arrays: bool, int8-int64, uint8-uint64, float16/32/64, complex64/128,\n"
+	"         any byte order, C or Fortran order, 0-d to N-d, format 1.0, 2.0, 3.0.\n"
+	"         Object (pickled) arrays are refused, never loaded.\n"
+	"  .npz   archives (stored or deflated, zip64 too): members compared by name;\n"
+	"         a member on one side only is a difference.\n"
+	"  .csv, .tsv  tables with a header row: columns matched by name (the headers\n"
+	"         must hold the same names); rows compared in order, by --key, or as a\n"
+	"         multiset with --unordered. A column of numbers (empty, NA, NaN, null\n"
+	"         cells count as NaN) is compared with tolerances as int64 or float64;\n"
+	"         any other column exactly, as text.\n"
+	"  directories: every .npy, .npz, .csv and .tsv file under REFERENCE (hidden\n"
+	"         ones skipped) against the same relative path under CANDIDATE; a file\n"
+	"         missing from CANDIDATE is a difference, one only in CANDIDATE a note;\n"
+	"         no such file under REFERENCE at all is an error (nothing compared).\n"
+	"\n"
+	"The test, element by element, with REFERENCE as ref:\n"
+	"    |cand − ref| ≤ atol + rtol·|ref|\n"
+	"(numpy.isclose(cand, ref); complex values by modulus). Infinities must match in\n"
+	"sign; NaN equals NaN unless --no-equal-nan. Default tolerances by dtype, as\n"
+	"torch.testing.assert_close has them (rtol / atol): float16 1e-3 / 1e-5,\n"
+	"float32 and complex64 1.3e-6 / 1e-5, float64 and complex128 1e-7 / 1e-7;\n"
+	"integers and bools exact. (bfloat16 has no .npy type: save it as float32 and\n"
+	"give torch's bfloat16 tolerances, --rtol 1.6e-2 --atol 1e-5.) float32 is\n"
+	"compared in float32 arithmetic and float16 in float32, like numpy. Shapes must\n"
+	"match, and dtypes unless --allow-dtype.\n"
+	"\n"
+	"Options:\n"
+	"      --rtol R           relative tolerance (replaces the dtype's default)\n"
+	"      --atol A           absolute tolerance (replaces the dtype's default)\n"
+	"      --ulp N            instead of rtol / atol: pass when cand and ref are at most\n"
+	"                         N representable values apart (units in the last place;\n"
+	"                         floats of one dtype only; for integers, |cand − ref| ≤ N)\n"
+	"      --equal-nan        NaN in both at the same place is equal (the default)\n"
+	"      --no-equal-nan     NaN never equals anything\n"
+	"      --allow-dtype      compare arrays of different dtypes in the wider type\n"
+	"                         (e.g. float64 against float32 as float64); the report\n"
+	"                         notes the change; tolerances are the larger defaults\n"
+	"      --key COL[,COL]    tables: pair rows by the values of these columns\n"
+	"      --unordered        tables: ignore row order (sort both by all columns)\n"
+	"      --recall-k K       nearest-neighbour results: REFERENCE and CANDIDATE are\n"
+	"                         (n_queries, >= K) .npy arrays of neighbour ids (exact and\n"
+	"                         approximate search); report recall@K per query, by id sets\n"
+	"                         (negative ids, such as Faiss's -1 for none, never count)\n"
+	"      --distances REF_D CAND_D\n"
+	"                         with --recall-k: (n_queries, >= K) .npy distances\n"
+	"                         (smaller is nearer); a neighbour counts when its distance\n"
+	"                         is within the true K-th distance + epsilon, as\n"
+	"                         ann-benchmarks counts ties\n"
+	"      --epsilon E        the tie epsilon of --distances (default 1e-3)\n"
+	"      --min-recall R     with --recall-k: pass when the mean recall is >= R\n"
+	"                         (default 0.9)\n"
+	"      --show N           list the first N mismatches of each item (default 5,\n"
+	"                         at most 100)\n"
+	"  -f, --format FORMAT    text (default) or json\n"
+	"  -o, --output FILE      write the report to FILE (whole or not at all)\n"
+	"  -v, --verbose          text: details for passing items too\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"The report: pass or fail per array (per column for tables) and overall; for a\n"
+	"difference, the number and share of mismatched elements, the largest absolute\n"
+	"and relative errors with their indices, the first mismatches (index, ref, cand;\n"
+	"in the reference's memory order), NaN-pattern differences counted apart, and\n"
+	"the relative L2 error ||cand − ref|| / ||ref||. In JSON, non-finite numbers are\n"
+	"the strings \"nan\", \"inf\", \"-inf\" and complex values [re, im].\n"
+	"\n"
+	"Files are memory-mapped and compared in one streaming pass in constant memory\n"
+	"(a C-order array against a Fortran-order one is read out of order, and a\n"
+	"deflated .npz member of that kind is inflated whole first).\n"
+	"\n"
+	"Exit codes: 0 everything within tolerance; 1 a difference; 2 an input that\n"
+	"cannot be read or compared (missing, damaged, shapes or dtypes that differ),\n"
+	"or a usage error. Each such problem is also printed on stderr.\n";
+
+enum ftype { F_NONE, F_NPY, F_NPZ, F_CSV };
+
+static enum ftype type_by_name(const char *p)
+{
+	if (str_ends_with(p, ".npy") || str_ends_with(p, ".NPY"))
+		return F_NPY;
+	if (str_ends_with(p, ".npz") || str_ends_with(p, ".NPZ"))
+		return F_NPZ;
+	if (str_ends_with(p, ".csv") || str_ends_with(p, ".tsv") || str_ends_with(p, ".CSV") ||
+	    str_ends_with(p, ".TSV") || str_ends_with(p, ".tab"))
+		return F_CSV;
+	return F_NONE;
+}
+
+/* By name, else by the first bytes. */
+static enum ftype type_of(const char *p)
+{
+	enum ftype t = type_by_name(p);
+	if (t != F_NONE)
+		return t;
+	FILE *f = fopen(p, "rb");
+	if (!f)
+		return F_NONE;
+	unsigned char m[6] = {0};
+	size_t n = fread(m, 1, sizeof m, f);
+	fclose(f);
+	if (n == 6 && memcmp(m, "\x93NUMPY", 6) == 0)
+		return F_NPY;
+	if (n >= 4 && memcmp(m, "PK\x03\x04", 4) == 0)
+		return F_NPZ;
+	return F_NONE;
+}
+
+static void compare_files(struct verify_report *r, const char *name, const char *ref,
+			  const char *cand)
+{
+	enum ftype t = type_of(ref), u = type_of(cand);
+	if (t == F_NONE) {
+		struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
+		struct stat st;
+		if (stat(ref, &st) != 0)
+			vitem_fail(it, xasprintf("cannot read '%s': %s", ref, strerror(errno)));
+		else
+			vitem_fail(it, xasprintf("cannot read '%s': not a .npy, .npz, .csv or .tsv file", ref));
+		return;
+	}
+	if (u != F_NONE && u != t) {
+		static const char *const names[] = {"", ".npy", ".npz", "table"};
+		struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
+		vitem_fail(it, xasprintf("'%s' and '%s' cannot be compared: one is a %s file, the other a "
+					 "%s file", ref, cand, names[t], names[u]));
+		return;
+	}
+	if (t == F_NPY)
+		verify_npy(r, name, ref, cand);
+	else if (t == F_NPZ)
+		verify_npz(r, name, ref, cand);
+	else
+		verify_table(r, name, ref, cand);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the relative paths of the files gpuopt compares under root/rel,
+ * in name order. */
+static void walk(const char *root, const char *rel, int depth, struct ptrvec *out,
+		 struct verify_report *r)
+{
+	char *dir = *rel ? xasprintf("%s/%s", root, rel) : xstrdup(root);
+	DIR *d = opendir(dir);
+	if (!d) {
+		struct vitem *it = vitem_add(r, V_ARRAY, *rel ? rel : root, dir, NULL);
+		vitem_fail(it, xasprintf("cannot read '%s': %s", dir, strerror(errno)));
+		free(dir);
+		return;
+	}
+	struct ptrvec names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			ptrvec_push(&names, xstrdup(de->d_name));
+	closedir(d);
+	if (names.len) /* qsort and bsearch want a real array, even of 0 items */
+		qsort(names.items, names.len, sizeof *names.items, cmp_str);
+	for (size_t i = 0; i < names.len; i++) {
+		char *sub = *rel ? xasprintf("%s/%s", rel, (char *)names.items[i]) : xstrdup(names.items[i]);
+		char *full = xasprintf("%s/%s", root, sub);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (depth < 64)
+				walk(root, sub, depth + 1, out, r);
+			free(sub);
+		} else if (type_by_name(sub) != F_NONE) {
+			ptrvec_push(out, sub);
+		} else {
+			free(sub);
+		}
+		free(full);
+		free(names.items[i]);
+	}
+	ptrvec_free(&names);
+	free(dir);
+}
+
+static void compare_dirs(struct verify_report *r, const char *ref, const char *cand)
+{
+	struct ptrvec a = {0}, b = {0};
+	walk(ref, "", 0, &a, r);
+	walk(cand, "", 0, &b, r);
+	for (size_t i = 0; i < a.len; i++) {
+		const char *rel = a.items[i];
+		char *rp = xasprintf("%s/%s", ref, rel), *cp = xasprintf("%s/%s", cand, rel);
+		struct stat st;
+		if (stat(cp, &st) != 0 && errno == ENOENT) {
+			struct vitem *it = vitem_add(r, V_MISSING, rel, rp, NULL);
+			it->status = V_FAIL;
+			it->note = xstrdup("missing in the candidate");
+		} else {
+			compare_files(r, rel, rp, cp);
+		}
+		free(rp);
+		free(cp);
+	}
+	for (size_t i = 0; i < b.len; i++) {
+		bool found = a.len && bsearch(&b.items[i], a.items, a.len, sizeof *a.items, cmp_str);
+		if (!found)
+			verify_notice(r, xasprintf("only in the candidate, not compared: %s/%s", cand,
+						   (char *)b.items[i]));
+	}
+	for (size_t i = 0; i < a.len; i++)
+		free(a.items[i]);
+	for (size_t i = 0; i < b.len; i++)
+		free(b.items[i]);
+	ptrvec_free(&a);
+	ptrvec_free(&b);
+}
+
+/* ---- the command line ---- */
+
+static bool parse_real(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		if (hi < INFINITY)
+			diag_error("verify: %s: '%s' is not a number from %g to %g", opt, s, lo, hi);
+		else
+			diag_error("verify: %s: '%s' is not a number >= %g", opt, s, lo);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_count(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *s == '-' || *end || errno || v < lo || v > hi) {
+		diag_error("verify: %s: '%s' is not a whole number from %llu to %llu", opt, s,
+			   (unsigned long long)lo, (unsigned long long)hi);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static char **split_keys(const char *s)
+{
+	size_t n = 1;
+	for (const char *p = s; *p; p++)
+		n += *p == ',';
+	char **keys = xcalloc(n + 1, sizeof *keys);
+	size_t k = 0;
+	const char *start = s;
+	for (const char *p = s;; p++) {
+		if (*p == ',' || !*p) {
+			if (p > start)
+				keys[k++] = xstrndup(start, (size_t)(p - start));
+			if (!*p)
+				break;
+			start = p + 1;
+		}
+	}
+	return keys;
+}
+
+static void free_keys(char **keys)
+{
+	for (char **k = keys; k && *k; k++)
+		free(*k);
+	free(keys);
+}
+
+/* Options that take a value. */
+static const char *const valued[] = {
+	"--rtol", "--atol", "--ulp", "--key", "--recall-k", "--distances", "--epsilon",
+	"--min-recall", "--show", "--format", "--output", "-f", "-o", NULL,
+};
+
+static int run(int argc, char **argv)
+{
+	struct verify_opts o = {.equal_nan = true, .show = 5, .min_recall = 0.9, .epsilon = 1e-3};
+	const char *format = "text", *output = NULL;
+	const char *pos[2];
+	int npos = 0, rc = EXIT_USAGE;
+	bool epsilon_set = false, min_recall_set = false, no_more_options = false;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (no_more_options || arg[0] != '-' || strcmp(arg, "-") == 0) {
+			if (npos == 2) {
+				diag_error("verify: too many paths ('%s'): give REFERENCE and CANDIDATE", arg);
+				goto out;
+			}
+			pos[npos++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			no_more_options = true;
+			continue;
+		}
+		/* --opt=value or --opt value */
+		char opt[32];
+		const char *val = NULL, *eq = strchr(arg, '=');
+		size_t olen = eq && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
+		snprintf(opt, sizeof opt, "%.*s", (int)(olen < 31 ? olen : 31), arg);
+		bool takes = false;
+		for (size_t k = 0; valued[k]; k++)
+			takes |= strcmp(opt, valued[k]) == 0;
+		if (takes) {
+			if (eq && arg[1] == '-')
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				diag_error("verify: option %s needs a value", opt);
+				goto out;
+			}
+		} else if (eq && arg[1] == '-') {
+			diag_error("verify: option %s takes no value", opt);
+			goto out;
+		}
+		if (strcmp(opt, "--rtol") == 0) {
+			if (!parse_real(opt, val, 0, INFINITY, &o.rtol))
+				goto out;
+			o.rtol_set = true;
+		} else if (strcmp(opt, "--atol") == 0) {
+			if (!parse_real(opt, val, 0, INFINITY, &o.atol))
+				goto out;
+			o.atol_set = true;
+		} else if (strcmp(opt, "--ulp") == 0) {
+			if (!parse_count(opt, val, 0, UINT64_MAX, &o.ulp))
+				goto out;
+			o.by_ulp = true;
+		} else if (strcmp(opt, "--equal-nan") == 0) {
+			o.equal_nan = true;
+		} else if (strcmp(opt, "--no-equal-nan") == 0) {
+			o.equal_nan = false;
+		} else if (strcmp(opt, "--allow-dtype") == 0) {
+			o.allow_dtype = true;
+		} else if (strcmp(opt, "--key") == 0) {
+			free_keys(o.keys);
+			o.keys = split_keys(val);
+			if (!o.keys[0]) {
+				diag_error("verify: --key: name at least one column");
+				goto out;
+			}
+		} else if (strcmp(opt, "--unordered") == 0) {
+			o.unordered = true;
+		} else if (strcmp(opt, "--recall-k") == 0) {
+			if (!parse_count(opt, val, 1, 1000000, &o.recall_k))
+				goto out;
+		} else if (strcmp(opt, "--distances") == 0) {
+			if (i + 1 >= argc) {
+				diag_error("verify: --distances needs two files: REF_D CAND_D");
+				goto out;
+			}
+			o.dist_ref = val;
+			o.dist_cand = argv[++i];
+		} else if (strcmp(opt, "--epsilon") == 0) {
+			if (!parse_real(opt, val, 0, INFINITY, &o.epsilon))
+				goto out;
+			epsilon_set = true;
+		} else if (strcmp(opt, "--min-recall") == 0) {
+			if (!parse_real(opt, val, 0, 1, &o.min_recall))
+				goto out;
+			min_recall_set = true;
+		} else if (strcmp(opt, "--show") == 0) {
+			uint64_t n;
+			if (!parse_count(opt, val, 0, CMP_MAX_SHOW, &n))
+				goto out;
+			o.show = (unsigned)n;
+		} else if (strcmp(opt, "--format") == 0 || strcmp(opt, "-f") == 0) {
+			format = val;
+			if (strcmp(format, "text") && strcmp(format, "json")) {
+				diag_error("verify: --format: '%s' is not text or json", format);
+				goto out;
+			}
+		} else if (strcmp(opt, "--output") == 0 || strcmp(opt, "-o") == 0) {
+			output = val;
+		} else if (strcmp(opt, "--verbose") == 0 || strcmp(opt, "-v") == 0) {
+			o.verbose = true;
+		} else {
+			diag_error("verify: unknown option '%s' (see `gpuopt verify --help`)", arg);
+			goto out;
+		}
+	}
+	if (npos != 2) {
+		diag_error("verify: %s (usage: gpuopt verify [OPTIONS] REFERENCE CANDIDATE)",
+			   npos == 0 ? "which files? give REFERENCE and CANDIDATE" : "give CANDIDATE too");
+		goto out;
+	}
+	if (o.by_ulp && (o.rtol_set || o.atol_set)) {
+		diag_error("verify: --ulp replaces --rtol / --atol: give one or the other");
+		goto out;
+	}
+	if (o.keys && o.unordered) {
+		diag_error("verify: --key and --unordered: give one or the other");
+		goto out;
+	}
+	if (!o.recall_k && (o.dist_ref || min_recall_set || epsilon_set)) {
+		diag_error("verify: --distances, --min-recall and --epsilon go with --recall-k");
+		goto out;
+	}
+	if (epsilon_set && !o.dist_ref) {
+		diag_error("verify: --epsilon goes with --distances");
+		goto out;
+	}
+
+	struct verify_report r = {.reference = pos[0], .candidate = pos[1], .opts = &o};
+	struct stat sa, sb;
+	bool ea = stat(pos[0], &sa) == 0;
+	int erra = errno;
+	bool eb = stat(pos[1], &sb) == 0;
+	int errb = errno;
+	bool da = ea && S_ISDIR(sa.st_mode);
+	bool db = eb && S_ISDIR(sb.st_mode);
+	if (o.recall_k) {
+		verify_recall(&r, pos[0], pos[1]);
+	} else if (da && db) {
+		compare_dirs(&r, pos[0], pos[1]);
+	} else if ((da && !eb) || (db && !ea)) {
+		const char *missing = ea ? pos[1] : pos[0];
+		struct vitem *it = vitem_add(&r, V_ARRAY, pos[0], pos[0], pos[1]);
+		vitem_fail(it, xasprintf("cannot read '%s': %s", missing, strerror(ea ? errb : erra)));
+	} else if (da || db) {
+		struct vitem *it = vitem_add(&r, V_ARRAY, pos[0], pos[0], pos[1]);
+		vitem_fail(it, xasprintf("'%s' is a directory and '%s' is not: give two files or two "
+					 "directories", da ? pos[0] : pos[1], da ? pos[1] : pos[0]));
+	} else {
+		compare_files(&r, pos[0], pos[0], pos[1]);
+	}
+	if (r.items.len == 0) { /* an empty REFERENCE proves nothing: say so, exit 2 */
+		struct vitem *it = vitem_add(&r, V_ARRAY, pos[0], pos[0], pos[1]);
+		vitem_fail(it, xasprintf("no .npy, .npz, .csv or .tsv files under '%s': nothing to "
+					 "compare", pos[0]));
+	}
+	char *doc = strcmp(format, "json") == 0 ? verify_report_json(&r) : verify_report_text(&r);
+	char *err;
+	rc = verify_exit_code(&r);
+	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
+		diag_error("verify: cannot write '%s': %s", output ? output : "stdout", err);
+		free(err);
+		rc = EXIT_USAGE;
+	}
+	free(doc);
+	verify_report_free(&r);
+out:
+	free_keys(o.keys);
+	return rc;
+}
+
+const struct command cmd_verify = {
+	.name = "verify",
+	.summary = "check a GPU run's outputs against the CPU run's, with explicit tolerances",
+	.help = help,
+	.run = run,
+};

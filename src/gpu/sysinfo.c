@@ -1,0 +1,336 @@
+/* sysinfo: see sysinfo.h. Linux only: reads /proc, /sys and /etc/os-release. */
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "core/fileio.h"
+#include "core/runner.h"
+#include "core/shellsplit.h"
+#include "core/util.h"
+
+/* The whole small text file at path, or NULL. Owned by the caller. */
+static char *slurp(const char *path)
+{
+	struct buf b = {0};
+	char *why = NULL;
+	if (!read_file(path, 1 << 22, &b, &why)) {
+		free(why);
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_steal(&b);
+}
+
+/* The value after "key<spaces>:<spaces>" on the first line that starts with
+ * key, up to the end of the line; owned, or NULL. */
+static char *field(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line && *line; ) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len > klen && strncmp(line, key, klen) == 0) {
+			const char *p = line + klen;
+			while (p < line + len && (*p == ' ' || *p == '\t'))
+				p++;
+			if (p < line + len && *p == ':') {
+				p++;
+				while (p < line + len && (*p == ' ' || *p == '\t'))
+					p++;
+				return xstrndup(p, (size_t)(line + len - p));
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static json_t *string_or_null_owned(char *s)
+{
+	json_t *v = s && *s ? json_string(s) : json_null();
+	free(s);
+	return v;
+}
+
+/* Physical cores: distinct (physical id, core id) pairs; 0 when unknown. */
+static long physical_cores(const char *cpuinfo)
+{
+	struct ptrvec seen = {0};
+	long phys = -1;
+	for (const char *line = cpuinfo; line && *line; ) {
+		const char *end = strchr(line, '\n');
+		if (strncmp(line, "physical id", 11) == 0) {
+			const char *c = strchr(line, ':');
+			phys = c ? strtol(c + 1, NULL, 10) : -1;
+		} else if (strncmp(line, "core id", 7) == 0) {
+			const char *c = strchr(line, ':');
+			long core = c ? strtol(c + 1, NULL, 10) : -1;
+			char *key = xasprintf("%ld/%ld", phys, core);
+			bool dup = false;
+			for (size_t i = 0; i < seen.len && !dup; i++)
+				dup = strcmp(seen.items[i], key) == 0;
+			if (dup)
+				free(key);
+			else
+				ptrvec_push(&seen, key);
+		}
+		line = end ? end + 1 : NULL;
+	}
+	long n = (long)seen.len;
+	for (size_t i = 0; i < seen.len; i++)
+		free(seen.items[i]);
+	ptrvec_free(&seen);
+	return n;
+}
+
+/* "MemTotal:  16384 kB" -> bytes, or -1. */
+static long long meminfo_bytes(const char *meminfo, const char *key)
+{
+	char *v = field(meminfo, key);
+	if (!v)
+		return -1;
+	long long kib = strtoll(v, NULL, 10);
+	free(v);
+	return kib * 1024;
+}
+
+static char *os_name(void)
+{
+	char *text = slurp("/etc/os-release");
+	if (!text)
+		text = slurp("/usr/lib/os-release");
+	if (!text)
+		return NULL;
+	char *name = NULL;
+	for (char *line = text; line && *line; ) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
+			char *v = line + 12;
+			size_t len = strlen(v);
+			if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+				v++;
+				len -= 2;
+			}
+			name = xstrndup(v, len);
+			break;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	free(text);
+	return name;
+}
+
+json_t *sysinfo_host(void)
+{
+	json_t *o = json_object();
+	char *cpuinfo = slurp("/proc/cpuinfo");
+	char *model = NULL;
+	if (cpuinfo) {
+		model = field(cpuinfo, "model name");
+		if (!model)
+			model = field(cpuinfo, "Hardware");
+		if (!model)
+			model = field(cpuinfo, "cpu model");
+	}
+	json_object_set_new(o, "cpu_model", string_or_null_owned(model));
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	json_object_set_new(o, "logical_cpus", online > 0 ? json_integer(online) : json_null());
+	long cores = cpuinfo ? physical_cores(cpuinfo) : 0;
+	json_object_set_new(o, "physical_cores", cores > 0 ? json_integer(cores) : json_null());
+	free(cpuinfo);
+
+	char *gov = slurp("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	if (gov)
+		gov[strcspn(gov, "\n")] = '\0';
+	json_object_set_new(o, "governor", string_or_null_owned(gov));
+
+	char *meminfo = slurp("/proc/meminfo");
+	long long total = meminfo ? meminfo_bytes(meminfo, "MemTotal") : -1;
+	long long avail = meminfo ? meminfo_bytes(meminfo, "MemAvailable") : -1;
+	free(meminfo);
+	json_object_set_new(o, "memory_total_bytes", total >= 0 ? json_integer(total) : json_null());
+	json_object_set_new(o, "memory_available_bytes", avail >= 0 ? json_integer(avail) : json_null());
+
+	json_object_set_new(o, "os", string_or_null_owned(os_name()));
+	struct utsname u;
+	if (uname(&u) == 0) {
+		char *k = xasprintf("%s %s", u.sysname, u.release);
+		json_object_set_new(o, "kernel", json_string(k));
+		free(k);
+		json_object_set_new(o, "arch", json_string(u.machine));
+	} else {
+		json_object_set_new(o, "kernel", json_null());
+		json_object_set_new(o, "arch", json_null());
+	}
+	double load[3];
+	if (getloadavg(load, 3) == 3)
+		json_object_set_new(o, "load_average", json_pack("[f, f, f]", load[0], load[1], load[2]));
+	else
+		json_object_set_new(o, "load_average", json_null());
+	return o;
+}
+
+const char *const sysinfo_python_packages[] = {
+	"numpy", "scipy", "pandas", "scikit-learn", "cupy", "torch", "cudf", "cuml", NULL,
+};
+
+/* Distribution names per package, tried in order (CUDA builds carry a
+ * suffix). importlib.metadata reads the installed metadata without
+ * importing the package, so this stays fast even with torch installed. */
+static const char python_probe[] =
+	"import json, sys\n"
+	"try:\n"
+	"    from importlib import metadata\n"
+	"except ImportError:\n"
+	"    metadata = None\n"
+	"names = {'numpy': ['numpy'], 'scipy': ['scipy'], 'pandas': ['pandas'],\n"
+	"         'scikit-learn': ['scikit-learn'],\n"
+	"         'cupy': ['cupy', 'cupy-cuda13x', 'cupy-cuda12x', 'cupy-cuda11x'],\n"
+	"         'torch': ['torch'], 'cudf': ['cudf', 'cudf-cu13', 'cudf-cu12'],\n"
+	"         'cuml': ['cuml', 'cuml-cu13', 'cuml-cu12']}\n"
+	"def version(dists):\n"
+	"    for d in dists:\n"
+	"        try:\n"
+	"            return metadata.version(d)\n"
+	"        except Exception:\n"
+	"            pass\n"
+	"    return None\n"
+	"out = {'version': '%d.%d.%d' % tuple(sys.version_info[:3]), 'executable': sys.executable,\n"
+	"       'packages': {k: version(v) for k, v in names.items()} if metadata else None}\n"
+	"sys.stdout.write(json.dumps(out))\n";
+
+static int temp_fd(void)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		return -1;
+	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
+	fclose(f);
+	return fd;
+}
+
+static char *read_fd(int fd)
+{
+	struct buf b = {0};
+	if (lseek(fd, 0, SEEK_SET) == 0) {
+		for (;;) {
+			buf_reserve(&b, 4096);
+			ssize_t n = read(fd, b.data + b.len, b.cap - b.len - 1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || b.len + (size_t)n > (1 << 20))
+				break;
+			b.len += (size_t)n;
+			b.data[b.len] = '\0';
+		}
+	}
+	return buf_steal(&b);
+}
+
+static json_t *python_record(const char *python, bool found, const char *error)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "interpreter", json_string(python));
+	json_object_set_new(o, "found", json_boolean(found));
+	json_object_set_new(o, "executable", json_null());
+	json_object_set_new(o, "version", json_null());
+	json_t *pk = json_object();
+	for (size_t i = 0; sysinfo_python_packages[i]; i++)
+		json_object_set_new(pk, sysinfo_python_packages[i], json_null());
+	json_object_set_new(o, "packages", pk);
+	json_object_set_new(o, "error", error ? json_string(error) : json_null());
+	return o;
+}
+
+json_t *sysinfo_python(const char *python, double timeout_s)
+{
+	char *why = NULL;
+	size_t n = 0;
+	char **words = shell_split(python, &n, &why);
+	if (!words) {
+		char *msg = xasprintf("cannot split the interpreter command: %s", why);
+		json_t *o = python_record(python, false, msg);
+		free(msg);
+		free(why);
+		return o;
+	}
+	if (!runner_find_program(words[0])) {
+		shell_words_free(words);
+		return python_record(python, false, "command not found");
+	}
+	char **argv = xcalloc(n + 3, sizeof *argv);
+	for (size_t i = 0; i < n; i++)
+		argv[i] = words[i];
+	argv[n] = "-c";
+	argv[n + 1] = (char *)python_probe;
+	int in = runner_open_in("/dev/null"), out = temp_fd(), err = temp_fd();
+	json_t *result = NULL;
+	if (in < 0 || out < 0 || err < 0) {
+		result = python_record(python, false, "cannot open temporary files");
+		goto done;
+	}
+	struct runner_stdio io = {in, out, err};
+	struct run_result r;
+	if (!runner_run(argv, &io, timeout_s, &r)) {
+		result = python_record(python, false, strerror(r.spawn_errno));
+		goto done;
+	}
+	char *text = read_fd(out);
+	json_error_t jerr;
+	json_t *doc = run_ok(&r) ? json_loads(text, 0, &jerr) : NULL;
+	free(text);
+	if (!doc || !json_is_object(doc)) {
+		char *how = run_describe(&r, timeout_s);
+		char *errtext = read_fd(err);
+		size_t elen = strlen(errtext);
+		const char *tail = elen > 300 ? errtext + elen - 300 : errtext;
+		char *msg = xasprintf("the interpreter %s%s%s", how, *tail ? ": " : "", tail);
+		for (char *c = msg; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		result = python_record(python, true, msg);
+		free(msg);
+		free(errtext);
+		free(how);
+		json_decref(doc);
+		goto done;
+	}
+	result = python_record(python, true, NULL);
+	json_t *exe = json_object_get(doc, "executable"), *ver = json_object_get(doc, "version");
+	if (json_is_string(exe))
+		json_object_set(result, "executable", exe);
+	if (json_is_string(ver))
+		json_object_set(result, "version", ver);
+	json_t *pk = json_object_get(doc, "packages");
+	if (json_is_object(pk)) {
+		json_t *dst = json_object_get(result, "packages");
+		for (size_t i = 0; sysinfo_python_packages[i]; i++) {
+			json_t *v = json_object_get(pk, sysinfo_python_packages[i]);
+			if (json_is_string(v))
+				json_object_set(dst, sysinfo_python_packages[i], v);
+		}
+	} else {
+		json_object_set_new(result, "error",
+				    json_string("importlib.metadata is missing (Python older than 3.8): "
+						"package versions unknown"));
+	}
+	json_decref(doc);
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	free(argv);
+	shell_words_free(words);
+	return result;
+}

@@ -1,0 +1,259 @@
+/* notebook: see notebook.h. */
+#include "notebook.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* Cell magics whose body is still Python. */
+static const char *const python_cell_magics[] = {
+	"time", "timeit", "capture", "prun", "debug", "cache", "load_ext",
+};
+
+static bool cell_magic_is_python(const char *line, size_t n)
+{
+	const char *name = line + 2;
+	size_t len = 0;
+	while (2 + len < n && name[len] != ' ' && name[len] != '\t' && name[len] != '\r')
+		len++;
+	for (size_t i = 0; i < sizeof python_cell_magics / sizeof *python_cell_magics; i++)
+		if (strlen(python_cell_magics[i]) == len && memcmp(name, python_cell_magics[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* Appends the cell's source (a string or an array of strings) to cell. */
+static bool cell_text(json_t *src, struct buf *cell)
+{
+	if (json_is_string(src)) {
+		buf_append(cell, json_string_value(src), json_string_length(src));
+		return true;
+	}
+	if (!json_is_array(src))
+		return false;
+	size_t i;
+	json_t *piece;
+	json_array_foreach(src, i, piece) {
+		if (!json_is_string(piece))
+			return false;
+		buf_append(cell, json_string_value(piece), json_string_length(piece));
+	}
+	return true;
+}
+
+struct joiner {
+	struct buf text;
+	uint32_t *line_cell, *line_in_cell;
+	size_t nlines, cap;
+};
+
+static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell, uint32_t in_cell)
+{
+	if (j->nlines == j->cap) {
+		j->cap = j->cap ? j->cap * 2 : 256;
+		j->line_cell = xrealloc(j->line_cell, j->cap * sizeof *j->line_cell);
+		j->line_in_cell = xrealloc(j->line_in_cell, j->cap * sizeof *j->line_in_cell);
+	}
+	j->line_cell[j->nlines] = cell;
+	j->line_in_cell[j->nlines] = in_cell;
+	j->nlines++;
+	buf_append(&j->text, line, n);
+	buf_putc(&j->text, '\n');
+}
+
+static bool is_name_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_' || ch == '.';
+}
+
+/* `%time stmt`, `%timeit -n 10 stmt`, `%prun stmt`: where stmt starts, or n. */
+static size_t timed_statement(const char *l, size_t k, size_t n)
+{
+	static const char *const magics[] = {"time", "timeit", "prun"};
+	size_t e = k + 1;
+	while (e < n && is_name_char(l[e]))
+		e++;
+	bool timed = false;
+	for (size_t i = 0; i < sizeof magics / sizeof *magics; i++)
+		timed |= e - k - 1 == strlen(magics[i]) && memcmp(l + k + 1, magics[i], e - k - 1) == 0;
+	if (!timed)
+		return n;
+	for (;;) { /* options: -n 10, -r3, -q, -o ... */
+		while (e < n && (l[e] == ' ' || l[e] == '\t'))
+			e++;
+		if (e >= n || l[e] != '-')
+			return e;
+		bool takes_value = e + 2 < n && strchr("nrpsTDl", l[e + 1]) && (l[e + 2] == ' ' || l[e + 2] == '\t');
+		while (e < n && l[e] != ' ' && l[e] != '\t')
+			e++;
+		if (takes_value) {
+			while (e < n && (l[e] == ' ' || l[e] == '\t'))
+				e++;
+			while (e < n && l[e] != ' ' && l[e] != '\t')
+				e++;
+		}
+	}
+}
+
+/* Rewrites one line of IPython syntax in place into Python of the same
+ * length, so every column stays where the user sees it:
+ *   %magic args         -> #magic args
+ *   !shell              -> #shell
+ *   %time stmt          -> _    ;stmt      (the statement is still scanned)
+ *   x = !cmd / x = %mag -> x = _#cmd       (a value, then a comment)
+ *   obj? / obj??        -> #bj?            (help) */
+static void ipython_line(char *l, size_t n)
+{
+	size_t k = 0;
+	while (k < n && (l[k] == ' ' || l[k] == '\t'))
+		k++;
+	if (k >= n)
+		return;
+	if (l[k] == '%') {
+		size_t st = timed_statement(l, k, n);
+		if (st < n && st - k >= 2) {
+			l[k] = '_';
+			memset(l + k + 1, ' ', st - k - 2);
+			l[st - 1] = ';';
+		} else {
+			l[k] = '#';
+		}
+		return;
+	}
+	if (l[k] == '!') {
+		l[k] = '#';
+		return;
+	}
+	/* name = !cmd, a, b = %magic */
+	size_t e = k;
+	while (e < n && (is_name_char(l[e]) || l[e] == ',' || l[e] == ' '))
+		e++;
+	if (e > k && e + 1 < n && l[e] == '=' && l[e + 1] != '=') {
+		size_t v = e + 1;
+		while (v < n && (l[v] == ' ' || l[v] == '\t'))
+			v++;
+		if (v < n && (l[v] == '!' || l[v] == '%')) {
+			l[v] = '_';
+			if (v + 1 < n)
+				l[v + 1] = '#';
+			return;
+		}
+	}
+	/* help: the whole line is `name?`, `name??` or `?name` */
+	size_t q = k;
+	if (l[q] == '?')
+		while (q < n && l[q] == '?')
+			q++;
+	size_t w = q;
+	while (w < n && is_name_char(l[w]))
+		w++;
+	size_t t = w;
+	while (t < n && l[t] == '?')
+		t++;
+	while (t < n && (l[t] == ' ' || l[t] == '\t' || l[t] == '\r'))
+		t++;
+	if (w > q && t == n && (q > k || (w < n && l[w] == '?')))
+		l[k] = '#';
+}
+
+static void add_cell(struct joiner *j, const char *s, size_t len, uint32_t cell)
+{
+	bool whole_cell_comment = false;
+	uint32_t in_cell = 0;
+	size_t pos = 0;
+	struct buf line = {0};
+	while (pos < len) {
+		const char *nl = memchr(s + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (s + pos)) : len - pos;
+		line.len = 0;
+		buf_append(&line, s + pos, n);
+		char *l = line.data;
+		if (in_cell == 0 && n >= 2 && l[0] == '%' && l[1] == '%') {
+			whole_cell_comment = !cell_magic_is_python(l, n);
+			l[0] = '#';
+		} else if (whole_cell_comment) {
+			size_t k = 0;
+			while (k < n && (l[k] == ' ' || l[k] == '\t'))
+				k++;
+			if (k < n)
+				l[k] = '#';
+		} else {
+			ipython_line(l, n);
+		}
+		add_line(j, l, n, cell, in_cell);
+		in_cell++;
+		pos += n + 1;
+	}
+	buf_free(&line);
+}
+
+bool notebook_to_source(const char *path, const char *json, size_t len,
+			struct source *out, char **why)
+{
+	memset(out, 0, sizeof *out);
+	*why = NULL;
+	json_error_t err;
+	json_t *doc = json_loadb(json, len, JSON_ALLOW_NUL, &err);
+	if (!doc) {
+		*why = xasprintf("notebook is not valid JSON (line %d, column %d: %s)",
+				 err.line, err.column, err.text);
+		return false;
+	}
+	json_t *cells = json_object_get(doc, "cells");
+	const char *src_key = "source";
+	if (!cells) {
+		/* nbformat 3: worksheets[0].cells, code in "input" */
+		json_t *ws = json_array_get(json_object_get(doc, "worksheets"), 0);
+		cells = json_object_get(ws, "cells");
+		src_key = "input";
+	}
+	if (!json_is_object(doc) || !json_is_array(cells)) {
+		*why = xstrdup("not a Jupyter notebook: no \"cells\" array at the top level");
+		json_decref(doc);
+		return false;
+	}
+	struct joiner j = {0};
+	struct buf cell = {0};
+	size_t i;
+	json_t *c;
+	json_array_foreach(cells, i, c) {
+		const char *type = json_string_value(json_object_get(c, "cell_type"));
+		if (!json_is_object(c) || !type) {
+			*why = xasprintf("cell %zu has no \"cell_type\"", i + 1);
+			goto fail;
+		}
+		if (strcmp(type, "code") != 0)
+			continue;
+		cell.len = 0;
+		if (!cell_text(json_object_get(c, src_key), &cell)) {
+			*why = xasprintf("cell %zu: \"%s\" is not a string or a list of strings", i + 1, src_key);
+			goto fail;
+		}
+		if (memchr(cell.data ? cell.data : "", '\0', cell.len)) {
+			*why = xasprintf("cell %zu: source contains a NUL character", i + 1);
+			goto fail;
+		}
+		add_cell(&j, cell.data ? cell.data : "", cell.len, (uint32_t)(i + 1));
+	}
+	buf_free(&cell);
+	json_decref(doc);
+	out->path = xstrdup(path);
+	out->len = j.text.len;
+	out->text = buf_steal(&j.text);
+	out->notebook = true;
+	out->line_cell = j.line_cell;
+	out->line_in_cell = j.line_in_cell;
+	out->nlines = j.nlines;
+	return true;
+fail:
+	buf_free(&cell);
+	buf_free(&j.text);
+	free(j.line_cell);
+	free(j.line_in_cell);
+	json_decref(doc);
+	return false;
+}

@@ -1,0 +1,178 @@
+/* source: see source.h. Python's rules for source bytes: UTF-8 unless a
+ * coding declaration in the first two lines says otherwise (PEP 263); we
+ * accept UTF-8 (with or without BOM) and the latin-1 family, and refuse NUL
+ * bytes (binary files) with a message that names the problem. */
+#include "source.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/fileio.h"
+#include "notebook.h"
+#include "core/util.h"
+
+size_t utf8_check(const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		/* ASCII eight bytes at a time: most source is all ASCII */
+		uint64_t w;
+		while (i + 8 <= len && (memcpy(&w, p + i, 8), (w & 0x8080808080808080ull) == 0))
+			i += 8;
+		if (i >= len)
+			break;
+		unsigned char c = p[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n;
+		uint32_t cp;
+		if (c >= 0xC2 && c <= 0xDF) { n = 1; cp = c & 0x1F; }
+		else if (c >= 0xE0 && c <= 0xEF) { n = 2; cp = c & 0x0F; }
+		else if (c >= 0xF0 && c <= 0xF4) { n = 3; cp = c & 0x07; }
+		else return i;
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (p[i + k] & 0xC0) != 0x80)
+				return i;
+			cp = (cp << 6) | (p[i + k] & 0x3F);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* The encoding named by a PEP 263 declaration in the first two lines, or
+ * NULL. Writes at most cap-1 characters. */
+static const char *coding_cookie(const char *p, size_t len, char *out, size_t cap)
+{
+	size_t line_start = 0;
+	for (int line = 0; line < 2 && line_start < len; line++) {
+		const char *ls = p + line_start;
+		const char *nl = memchr(ls, '\n', len - line_start);
+		size_t ll = nl ? (size_t)(nl - ls) : len - line_start;
+		const char *hash = memchr(ls, '#', ll);
+		if (hash) {
+			for (const char *q = hash; q + 6 < ls + ll; q++) {
+				if (strncmp(q, "coding", 6) == 0 && (q[6] == ':' || q[6] == '=')) {
+					const char *v = q + 7;
+					while (v < ls + ll && (*v == ' ' || *v == '\t'))
+						v++;
+					size_t n = 0;
+					while (v + n < ls + ll && n + 1 < cap &&
+					       (isalnum((unsigned char)v[n]) || v[n] == '-' || v[n] == '_' || v[n] == '.')) {
+						out[n] = (char)tolower((unsigned char)v[n]);
+						n++;
+					}
+					out[n] = '\0';
+					return n ? out : NULL;
+				}
+			}
+		}
+		if (!nl)
+			break;
+		line_start += ll + 1;
+	}
+	return NULL;
+}
+
+static bool is_latin1_name(const char *e)
+{
+	static const char *const names[] = {"latin-1", "latin1", "iso-8859-1", "iso8859-1",
+					    "iso-8859-15", "iso8859-15", "cp1252", "windows-1252",
+					    "l1", "iso-latin-1", "latin_1", "iso_8859_1"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(e, names[i]) == 0)
+			return true;
+	return false;
+}
+
+bool source_from_python(const char *path, const char *bytes, size_t len,
+			struct source *out, char **why)
+{
+	memset(out, 0, sizeof *out);
+	*why = NULL;
+	const char *nul = memchr(bytes, '\0', len);
+	if (nul) {
+		*why = xasprintf("binary file (NUL byte at offset %zu); not Python source",
+				 (size_t)(nul - bytes));
+		return false;
+	}
+	if (len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) {
+		bytes += 3;
+		len -= 3;
+	}
+	size_t bad = utf8_check((const unsigned char *)bytes, len);
+	struct buf text = {0};
+	if (bad == len) {
+		buf_append(&text, bytes, len);
+	} else {
+		char enc[32];
+		if (!coding_cookie(bytes, len, enc, sizeof enc) || !is_latin1_name(enc)) {
+			size_t line = 1;
+			for (size_t i = 0; i < bad; i++)
+				line += bytes[i] == '\n';
+			*why = xasprintf("invalid UTF-8 at byte %zu (line %zu), and no latin-1 coding declaration", bad, line);
+			return false;
+		}
+		/* latin-1 (cp1252 read as latin-1: close enough for names and calls) */
+		buf_reserve(&text, len * 2);
+		for (size_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)bytes[i];
+			if (c < 0x80) {
+				buf_putc(&text, (char)c);
+			} else {
+				buf_putc(&text, (char)(0xC0 | (c >> 6)));
+				buf_putc(&text, (char)(0x80 | (c & 0x3F)));
+			}
+		}
+	}
+	out->path = xstrdup(path);
+	out->len = text.len;
+	out->text = buf_steal(&text);
+	return true;
+}
+
+bool source_load(const char *path, struct source *out, char **why)
+{
+	memset(out, 0, sizeof *out);
+	struct buf raw = {0};
+	bool nb = str_ends_with(path, ".ipynb");
+	if (!read_file(path, nb ? NOTEBOOK_SIZE_LIMIT : SOURCE_SIZE_LIMIT, &raw, why)) {
+		buf_free(&raw);
+		return false;
+	}
+	bool ok;
+	if (nb)
+		ok = notebook_to_source(path, raw.data ? raw.data : "", raw.len, out, why);
+	else
+		ok = source_from_python(path, raw.data ? raw.data : "", raw.len, out, why);
+	buf_free(&raw);
+	return ok;
+}
+
+void source_free(struct source *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->text);
+	free(s->line_cell);
+	free(s->line_in_cell);
+	memset(s, 0, sizeof *s);
+}
+
+uint32_t source_column(const struct source *s, size_t line_start, uint32_t byte_col)
+{
+	uint32_t col = 1;
+	const unsigned char *p = (const unsigned char *)s->text + line_start;
+	for (uint32_t i = 0; i < byte_col && line_start + i < s->len; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			col++;
+	return col;
+}

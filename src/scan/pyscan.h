@@ -1,0 +1,66 @@
+/* pyscan: the static scanner. Parses one source (with pyparse, or with
+ * tree-sitter where pyparse declines), resolves names the way Python's
+ * imports bind them (per scope, in source order), types the values that
+ * come out of known library calls, and turns each call site into at most
+ * one finding by looking the callee up in the kb.
+ * It never runs the code. A source with syntax errors is scanned as far as
+ * the parser recovered. */
+#ifndef GPUOPT_PYSCAN_H
+#define GPUOPT_PYSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kb.h"
+#include "python/source.h"
+
+struct finding {
+	uint32_t line, col, end_line, end_col; /* 1-based; columns in code points */
+	uint32_t cell;                         /* notebooks: 1-based cell; else 0 */
+	uint32_t start_byte, end_byte;         /* in source->text */
+	const struct rule *rule;               /* borrowed from the kb */
+	const char *library;                   /* borrowed: CPU library id */
+	const char *display;                   /* borrowed: CPU library display name */
+	const char *target;                    /* borrowed; NULL = no GPU target */
+	char *headline;                        /* owned: the library's first step, for port findings */
+	char *line_text;                       /* owned: the source line the finding starts on */
+	char *symbol;                          /* owned: qualified name of the callee */
+	char *message;                         /* owned */
+	char *fix;                             /* owned, may be NULL */
+	/* Hot paths: 0 runs once; 1 in a function called from a loop; 2 in a
+	 * loop; 3 in a nested loop; and so on. */
+	uint32_t rank;
+	uint32_t loop_line;                    /* the loop that makes it hot, or 0 */
+	char *rank_reason;                     /* owned: "in a loop at line 12", or NULL */
+	/* scanner-internal */
+	int func;                              /* enclosing function record, -1 module */
+	uint32_t loop_depth;
+	bool needs_loop;                       /* only a finding when in a hot path */
+};
+
+struct scan_result {
+	struct finding *items;
+	size_t n, cap;
+	uint32_t syntax_error_line; /* 1-based line of the first syntax error, 0 if none */
+	uint32_t syntax_error_cell;
+	char *strings; /* when set (results read from the cache), every finding's
+			* owned strings live in this one block instead */
+};
+
+/* A reusable scanner: owns its parsers and a syntax tree. One per thread. */
+struct pyscanner;
+
+struct pyscanner *pyscanner_new(const struct kb *kb);
+/* Whether findings carry what only the text report shows (the source line
+ * for code frames, the per-library first step). Default: true. */
+void pyscanner_keep_text(struct pyscanner *ps, bool keep);
+void pyscanner_free(struct pyscanner *ps); /* accepts NULL */
+
+/* Scans src into out (which must be zeroed or freed). Returns false and
+ * sets *why (owned) only when the parser gave up (time limit). */
+bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *out, char **why);
+
+void scan_result_free(struct scan_result *r); /* accepts a zeroed result */
+
+#endif

@@ -1,0 +1,367 @@
+/* report_json: the machine-readable renderings, written as the scan goes:
+ * gpuopt's own JSON object (one finding per line inside "findings") and
+ * SARIF 2.1.0 as GitHub code scanning reads it. A file's findings are
+ * rendered into a buffer by its scan worker (json_render / sarif_render:
+ * no shared state, so in parallel) and written in order; the small fixed
+ * parts are built with jansson. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/paths.h"
+#include "report.h"
+#include "core/version.h"
+
+/* ---- buffer writers for the per-finding hot path ---- */
+
+/* Appends without terminating (the renderers terminate at the end). */
+static inline void put(struct buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+static inline void b_str(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A string literal, without strlen. */
+#define B_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
+
+/* Bytes JSON must escape inside a string. */
+static bool needs_escape(unsigned char ch)
+{
+	return ch < 0x20 || ch == '"' || ch == '\\';
+}
+
+/* s as a JSON string literal, or null. */
+static void b_json(struct buf *b, const char *s)
+{
+	if (!s) {
+		B_LIT(b, "null");
+		return;
+	}
+	size_t n = strlen(s);
+	buf_reserve(b, n + 2);
+	char *o = b->data + b->len;
+	*o++ = '"';
+	const unsigned char *p = (const unsigned char *)s;
+	/* the plain prefix, eight bytes at a time: a byte < 0x20, '"' or '\\'
+	 * stops it (SWAR zero-byte tests) */
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, bs;
+		memcpy(&w, p + i, 8);
+		q = w ^ (ones * '"');
+		bs = w ^ (ones * '\\');
+		uint64_t hit = ((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs;
+		if (hit)
+			break;
+	}
+	for (; i < n && !needs_escape(p[i]); i++)
+		;
+	memcpy(o, p, i);
+	o += i;
+	b->len = (size_t)(o - b->data);
+	if (i == n) {
+		b->data[b->len++] = '"';
+		return;
+	}
+	/* the rare string with something to escape */
+	for (; i < n; i++) {
+		unsigned char ch = p[i];
+		char esc[8];
+		switch (ch) {
+		case '"': B_LIT(b, "\\\""); break;
+		case '\\': B_LIT(b, "\\\\"); break;
+		case '\n': B_LIT(b, "\\n"); break;
+		case '\r': B_LIT(b, "\\r"); break;
+		case '\t': B_LIT(b, "\\t"); break;
+		default:
+			if (ch < 0x20) {
+				snprintf(esc, sizeof esc, "\\u%04x", ch);
+				put(b, esc, 6);
+			} else {
+				put(b, &ch, 1);
+			}
+			break;
+		}
+	}
+	put(b, "\"", 1);
+}
+
+static inline void b_key(struct buf *b, const char *key, const char *value)
+{
+	put(b, "\"", 1);
+	b_str(b, key);
+	put(b, "\": ", 3);
+	b_json(b, value);
+}
+
+static void b_u32(struct buf *b, uint32_t v)
+{
+	char d[10];
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (b->len + (size_t)n + 1 > b->cap)
+		buf_reserve(b, (size_t)n);
+	while (n)
+		b->data[b->len++] = d[--n];
+}
+
+/* Terminates what put appended. */
+static void b_end(struct buf *b)
+{
+	if (b->data)
+		b->data[b->len] = '\0';
+}
+
+/* Dumps a jansson value at the current position, then drops it. */
+static void put_json(FILE *o, json_t *v, size_t flags)
+{
+	json_dumpf(v, o, flags | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(v);
+}
+
+/* ---- gpuopt JSON ---- */
+
+static void json_begin(struct report *r)
+{
+	fprintf(r->out, "{\n  \"tool\": \"gpuopt\",\n  \"version\": \"%s\",\n  \"findings\": [", GPUOPT_VERSION);
+}
+
+/* A syntax-error notice, for the end. */
+static void json_file(struct report *r, const struct scan_file *sf)
+{
+	if (sf->res.syntax_error_line) {
+		json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
+				      (json_int_t)sf->res.syntax_error_line, "message",
+				      "syntax error: scanned as far as the parser recovered");
+		if (sf->notebook)
+			json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
+		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
+		json_decref(n);
+	}
+}
+
+/* Each finding as ",\n    {...}" (report_file drops the very first comma). */
+static void json_render(const struct scan_file *sf, struct buf *b)
+{
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		B_LIT(b, ",\n    {");
+		b_key(b, "path", sf->path);
+		B_LIT(b, ", \"line\": ");
+		b_u32(b, f->line);
+		B_LIT(b, ", \"column\": ");
+		b_u32(b, f->col);
+		B_LIT(b, ", \"end_line\": ");
+		b_u32(b, f->end_line);
+		B_LIT(b, ", \"end_column\": ");
+		b_u32(b, f->end_col);
+		B_LIT(b, ", \"cell\": ");
+		if (sf->notebook)
+			b_u32(b, f->cell);
+		else
+			B_LIT(b, "null");
+		B_LIT(b, ", ");
+		b_key(b, "rule", f->rule->id);
+		B_LIT(b, ", ");
+		b_key(b, "rule_name", f->rule->name);
+		B_LIT(b, ", ");
+		b_key(b, "category", f->rule->category);
+		B_LIT(b, ", ");
+		b_key(b, "library", f->library);
+		B_LIT(b, ", ");
+		b_key(b, "symbol", f->symbol);
+		B_LIT(b, ", ");
+		b_key(b, "target", f->target);
+		B_LIT(b, ", ");
+		b_key(b, "severity", severity_name(f->rule->severity));
+		B_LIT(b, ", ");
+		b_key(b, "message", f->message);
+		B_LIT(b, ", ");
+		b_key(b, "fix", f->fix);
+		B_LIT(b, ", \"rank\": ");
+		b_u32(b, f->rank);
+		B_LIT(b, ", \"loop_line\": ");
+		if (f->loop_line)
+			b_u32(b, f->loop_line);
+		else
+			B_LIT(b, "null");
+		B_LIT(b, ", ");
+		b_key(b, "rank_reason", f->rank_reason);
+		put(b, "}", 1);
+	}
+	b_end(b);
+}
+
+static void json_end(struct report *r, double seconds)
+{
+	FILE *o = r->out;
+	const struct scan_counts *n = &r->counts;
+	fputs(r->nresults ? "\n  ],\n  \"summary\": " : "],\n  \"summary\": ", o);
+	json_t *summary = json_object();
+	json_object_set_new(summary, "files_scanned", json_integer((json_int_t)n->files_scanned));
+	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n->notebooks));
+	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n->files_with_errors));
+	json_object_set_new(summary, "findings", json_integer((json_int_t)n->findings));
+	json_object_set_new(summary, "by_target", json_incref(r->by_target));
+	json_object_set_new(summary, "by_category", json_incref(r->by_category));
+	json_object_set_new(summary, "by_severity", json_incref(r->by_severity));
+	json_object_set_new(summary, "by_library", json_incref(r->by_library));
+	json_object_set_new(summary, "by_rule", json_incref(r->by_rule));
+	json_object_set_new(summary, "seconds", json_real(seconds));
+	put_json(o, summary, JSON_INDENT(2));
+	fputs(",\n  \"errors\": [", o);
+	struct buf b = {0};
+	for (size_t i = 0; i < r->errors.len; i++) {
+		const struct path_error *e = r->errors.items[i];
+		b.len = 0;
+		b_str(&b, i ? ",\n    {" : "\n    {");
+		b_key(&b, "path", e->path);
+		B_LIT(&b, ", ");
+		b_key(&b, "message", e->message);
+		B_LIT(&b, "}");
+		fwrite(b.data, 1, b.len, o);
+	}
+	buf_free(&b);
+	fputs(r->errors.len ? "\n  ],\n  \"notices\": [" : "],\n  \"notices\": [", o);
+	for (size_t i = 0; i < r->notices.len; i++)
+		fprintf(o, "%s\n    %s", i ? "," : "", (char *)r->notices.items[i]);
+	fputs(r->notices.len ? "\n  ]\n}\n" : "]\n}\n", o);
+}
+
+const struct report_format_ops report_json_ops = {json_begin, json_file, json_render, json_end};
+
+/* ---- SARIF 2.1.0 ---- */
+
+static const char *sarif_level(enum severity s)
+{
+	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "note";
+}
+
+/* A relative path as a URI reference: unreserved characters and '/' kept,
+ * everything else percent-encoded. */
+static char *path_uri(const char *path)
+{
+	struct buf b = {0};
+	if (str_starts_with(path, "./"))
+		path += 2;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			buf_putc(&b, (char)*p);
+		else
+			buf_printf(&b, "%%%02X", *p);
+	}
+	return buf_steal(&b);
+}
+
+static void sarif_begin(struct report *r)
+{
+	json_t *rules = json_array();
+	for (size_t i = 0; i < r->kb->nrules; i++) {
+		const struct rule *ru = &r->kb->rules[i];
+		struct buf help = {0};
+		buf_printf(&help, "%s", ru->why ? ru->why : ru->summary);
+		if (ru->before && ru->after)
+			buf_printf(&help, "\n\nBefore:\n%s\n\nAfter:\n%s", ru->before, ru->after);
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}",
+						       "id", ru->id, "name", ru->name,
+						       "shortDescription", "text", ru->summary,
+						       "fullDescription", "text", ru->why ? ru->why : ru->summary,
+						       "help", "text", help.data,
+						       "defaultConfiguration", "level", sarif_level(ru->severity),
+						       "properties", "category", ru->category));
+		buf_free(&help);
+	}
+	fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+	      "  \"runs\": [\n    {\n      \"tool\": {\"driver\": {\"name\": \"gpuopt\", \"version\": \"" GPUOPT_VERSION
+	      "\", \"rules\": ", r->out);
+	put_json(r->out, rules, JSON_COMPACT);
+	fputs("}},\n      \"columnKind\": \"unicodeCodePoints\",\n      \"results\": [", r->out);
+}
+
+/* Each result as ",\n        {...}" (report_file drops the very first comma). */
+static void sarif_render(const struct scan_file *sf, struct buf *b)
+{
+	if (!sf->res.n)
+		return;
+	char *uri = path_uri(sf->path);
+	for (size_t k = 0; k < sf->res.n; k++) {
+		const struct finding *f = &sf->res.items[k];
+		B_LIT(b, ",\n        {\"ruleId\": \"");
+		b_str(b, f->rule->id);
+		B_LIT(b, "\", \"ruleIndex\": ");
+		b_u32(b, (uint32_t)f->rule->index);
+		B_LIT(b, ", \"level\": \"");
+		b_str(b, sarif_level(f->rule->severity));
+		B_LIT(b, "\", \"message\": {\"text\": ");
+		char *text = f->fix ? xasprintf("%s. Fix: %s", f->message, f->fix) : xstrdup(f->message);
+		b_json(b, text);
+		free(text);
+		B_LIT(b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
+		b_json(b, uri);
+		B_LIT(b, ", \"uriBaseId\": \"%SRCROOT%\"}, \"region\": {\"startLine\": ");
+		b_u32(b, f->line);
+		B_LIT(b, ", \"startColumn\": ");
+		b_u32(b, f->col);
+		B_LIT(b, ", \"endLine\": ");
+		b_u32(b, f->end_line);
+		B_LIT(b, ", \"endColumn\": ");
+		b_u32(b, f->end_col);
+		B_LIT(b, "}}}], \"properties\": {");
+		b_key(b, "category", f->rule->category);
+		B_LIT(b, ", ");
+		b_key(b, "library", f->library);
+		B_LIT(b, ", ");
+		b_key(b, "symbol", f->symbol);
+		B_LIT(b, ", ");
+		b_key(b, "target", f->target);
+		if (sf->notebook) {
+			B_LIT(b, ", \"cell\": ");
+			b_u32(b, f->cell);
+		}
+		B_LIT(b, ", \"rank\": ");
+		b_u32(b, f->rank);
+		if (f->rank_reason) {
+			B_LIT(b, ", ");
+			b_key(b, "rankReason", f->rank_reason);
+		}
+		B_LIT(b, "}}");
+	}
+	free(uri);
+	b_end(b);
+}
+
+static void sarif_end(struct report *r, double seconds)
+{
+	(void)seconds;
+	json_t *notes = json_array();
+	for (size_t i = 0; i < r->errors.len; i++) {
+		const struct path_error *e = r->errors.items[i];
+		char *text = xasprintf("%s: %s", e->path, e->message);
+		char *uri = path_uri(e->path);
+		json_array_append_new(notes, json_pack("{s:s, s:{s:s}, s:[{s:{s:{s:s}}}]}",
+						       "level", "error", "message", "text", text,
+						       "locations", "physicalLocation", "artifactLocation", "uri", uri));
+		free(uri);
+		free(text);
+	}
+	fputs(r->nresults ? "\n      ],\n      \"invocations\": [{\"executionSuccessful\": true, "
+			    "\"toolExecutionNotifications\": "
+			  : "],\n      \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": ",
+	      r->out);
+	put_json(r->out, notes, JSON_COMPACT);
+	fputs("}]\n    }\n  ]\n}\n", r->out);
+}
+
+const struct report_format_ops report_sarif_ops = {sarif_begin, NULL, sarif_render, sarif_end};

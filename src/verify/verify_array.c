@@ -1,0 +1,411 @@
+/* verify_array: compares two arrays — two .npy files, or the members of two
+ * .npz archives — in one streaming pass. Each side is a source of bytes
+ * read front to back: a memory-mapped .npy file (pages handed back to the
+ * kernel behind the pass) or a zip member (stored: straight from the mapped
+ * archive; deflated: inflated into a fixed window). Windows of elements go
+ * through compare.c's kernels directly when their bytes already are the
+ * kernel's type, else through a conversion into a block buffer. Memory does
+ * not grow with the arrays', except in one case: a C-order array against a
+ * Fortran-order one, when the candidate is a deflated member, is inflated
+ * whole so that it can be read out of order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/mapfile.h"
+#include "npz.h"
+#include "verify.h"
+
+/* Elements per window: at most 1 MB of complex128, under NPZ_MAX_PEEK. */
+#define WINDOW ((size_t)65536)
+
+struct asrc {
+	const char *label;          /* the file (and member) for messages */
+	struct npy_array a;
+	const unsigned char *data;  /* addressable data (mapped .npy, or a whole copy) */
+	struct mapfile *map;        /* the mapping to hand back behind the pass */
+	size_t map_base;            /* offset of the data in the mapping */
+	struct npz_reader *zr;      /* streamed member */
+	unsigned char *owned;       /* a whole copy of a streamed member */
+	uint64_t pos;               /* elements read */
+};
+
+static bool src_window(struct asrc *s, size_t n, const unsigned char **p, char **why)
+{
+	if (s->data) {
+		*p = s->data + s->pos * s->a.dtype.size;
+		return true;
+	}
+	size_t avail;
+	if (!npz_reader_peek(s->zr, n * s->a.dtype.size, p, &avail, why))
+		return false;
+	if (avail < n * s->a.dtype.size) {
+		*why = xstrdup("the member ends early");
+		return false;
+	}
+	return true;
+}
+
+static void src_advance(struct asrc *s, size_t n)
+{
+	s->pos += n;
+	if (s->data) {
+		if (s->map)
+			mapfile_release(s->map, s->map_base + s->pos * s->a.dtype.size);
+		return;
+	}
+	npz_reader_consume(s->zr, n * s->a.dtype.size);
+	if (s->map)
+		mapfile_release(s->map, (size_t)npz_reader_input_offset(s->zr));
+}
+
+/* Reads a streamed member whole, for out-of-order access. */
+static bool src_materialize(struct asrc *s, char **why)
+{
+	if (s->data)
+		return true;
+	uint64_t nbytes = s->a.nbytes;
+	s->owned = xmalloc(nbytes ? (size_t)nbytes : 1);
+	uint64_t done = 0;
+	while (done < nbytes) {
+		const unsigned char *p;
+		size_t avail;
+		size_t want = nbytes - done > NPZ_MAX_PEEK ? NPZ_MAX_PEEK : (size_t)(nbytes - done);
+		if (!npz_reader_peek(s->zr, want, &p, &avail, why))
+			return false;
+		if (avail > nbytes - done)
+			avail = (size_t)(nbytes - done);
+		memcpy(s->owned + done, p, avail);
+		npz_reader_consume(s->zr, avail);
+		done += avail;
+	}
+	s->data = s->owned;
+	return true;
+}
+
+static bool aligned_for(const void *p, enum cmp_kind k)
+{
+	uintptr_t a = k == CMP_F32 || k == CMP_C64 ? 4 : k == CMP_I128 ? 16 : 8;
+	return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+/* Both in memory order: the same layout, or a layout that does not matter. */
+static bool same_order(const struct npy_array *a, const struct npy_array *b)
+{
+	return a->fortran == b->fortran || npy_layout_free(a);
+}
+
+static void describe(struct buf *b, const struct npy_array *a)
+{
+	npy_format_dtype(&a->dtype, b);
+	buf_putc(b, ' ');
+	npy_format_shape(a, b);
+}
+
+/* Out-of-order pass: the reference in its memory order, the candidate
+ * gathered element by element with an odometer over its strides. */
+static bool compare_reordered(struct cmp_stats *st, struct asrc *ref, struct asrc *cand,
+			      char **why)
+{
+	if (!src_materialize(cand, why))
+		return false;
+	const struct npy_array *ra = &ref->a;
+	int nd = ra->ndim;
+	uint64_t cstride[NPY_MAX_DIMS], idx[NPY_MAX_DIMS] = {0};
+	uint64_t acc = 1;
+	for (int k = 0; k < nd; k++) { /* candidate strides, in elements */
+		int d = cand->a.fortran ? k : nd - 1 - k;
+		cstride[d] = acc;
+		acc *= ra->shape[d];
+	}
+	_Alignas(64) unsigned char rbuf[CMP_BLOCK * 16], cbuf[CMP_BLOCK * 16],
+		gather[CMP_BLOCK * 16];
+	size_t rsz = ra->dtype.size, csz = cand->a.dtype.size;
+	uint64_t coff = 0, n = ra->count, done = 0;
+	while (done < n) {
+		size_t win = n - done < WINDOW ? (size_t)(n - done) : WINDOW;
+		const unsigned char *rp;
+		if (!src_window(ref, win, &rp, why))
+			return false;
+		for (size_t b = 0; b < win; b += CMP_BLOCK) {
+			size_t m = win - b < CMP_BLOCK ? win - b : CMP_BLOCK;
+			for (size_t i = 0; i < m; i++) {
+				memcpy(gather + i * csz, cand->data + coff * csz, csz);
+				/* next index in the reference's order */
+				for (int k = 0; k < nd; k++) {
+					int d = ra->fortran ? k : nd - 1 - k;
+					coff += cstride[d];
+					if (++idx[d] < ra->shape[d])
+						break;
+					coff -= ra->shape[d] * cstride[d];
+					idx[d] = 0;
+				}
+			}
+			cmp_convert(st->kind, &ra->dtype, rp + b * rsz, m, rbuf);
+			cmp_convert(st->kind, &cand->a.dtype, gather, m, cbuf);
+			cmp_block(st, rbuf, cbuf, m, done + b);
+		}
+		src_advance(ref, win);
+		done += win;
+	}
+	return true;
+}
+
+static bool compare_stream(struct cmp_stats *st, struct asrc *ref, struct asrc *cand, char **why)
+{
+	_Alignas(64) unsigned char rbuf[CMP_BLOCK * 16], cbuf[CMP_BLOCK * 16];
+	enum cmp_kind k = st->kind;
+	bool rdirect = cmp_direct(k, &ref->a.dtype), cdirect = cmp_direct(k, &cand->a.dtype);
+	size_t rsz = ref->a.dtype.size, csz = cand->a.dtype.size;
+	uint64_t n = ref->a.count, done = 0;
+	while (done < n) {
+		size_t win = n - done < WINDOW ? (size_t)(n - done) : WINDOW;
+		const unsigned char *rp, *cp;
+		if (!src_window(ref, win, &rp, why) || !src_window(cand, win, &cp, why))
+			return false;
+		bool ra = rdirect && aligned_for(rp, k), ca = cdirect && aligned_for(cp, k);
+		for (size_t b = 0; b < win; b += CMP_BLOCK) {
+			size_t m = win - b < CMP_BLOCK ? win - b : CMP_BLOCK;
+			const void *r = rp + b * rsz, *c = cp + b * csz;
+			if (!ra) {
+				cmp_convert(k, &ref->a.dtype, rp + b * rsz, m, rbuf);
+				r = rbuf;
+			}
+			if (!ca) {
+				cmp_convert(k, &cand->a.dtype, cp + b * csz, m, cbuf);
+				c = cbuf;
+			}
+			cmp_block(st, r, c, m, done + b);
+		}
+		src_advance(ref, win);
+		src_advance(cand, win);
+		done += win;
+	}
+	return true;
+}
+
+/* For a member: true once all of it was read and its CRC-32 matched. */
+static bool src_finish(struct asrc *s, char **why)
+{
+	if (!s->zr)
+		return true;
+	if (!npz_reader_verified(s->zr) && s->zr->m->method == 8) {
+		/* inflate on to the end of the stream, where the CRC is checked */
+		const unsigned char *p;
+		size_t avail;
+		if (!npz_reader_peek(s->zr, 0, &p, &avail, why))
+			return false;
+	}
+	if (!npz_reader_verified(s->zr)) {
+		*why = xasprintf("member '%s' is damaged: its CRC-32 does not match", s->zr->m->name);
+		return false;
+	}
+	return true;
+}
+
+static const char *kind_name(enum cmp_kind k)
+{
+	switch (k) {
+	case CMP_F32: return "float32";
+	case CMP_F64: return "float64";
+	case CMP_C64: return "complex64";
+	case CMP_C128: return "complex128";
+	default: return "exact integers";
+	}
+}
+
+/* Compares ref and cand (headers parsed, data ready) into item it. */
+static void compare_sources(struct vitem *it, const struct verify_opts *o, struct asrc *ref,
+			    struct asrc *cand)
+{
+	it->ref_a = ref->a;
+	it->cand_dtype = cand->a.dtype;
+	it->have_header = true;
+	const struct npy_dtype *rd = &ref->a.dtype, *cd = &cand->a.dtype;
+	if (!npy_same_shape(&ref->a, &cand->a)) {
+		struct buf a = {0}, b = {0};
+		describe(&a, &ref->a);
+		describe(&b, &cand->a);
+		vitem_fail(it, xasprintf("'%s' and '%s' cannot be compared: the shapes differ: reference "
+					 "%s, candidate %s", ref->label, cand->label, a.data, b.data));
+		buf_free(&a);
+		buf_free(&b);
+		return;
+	}
+	bool same_dtype = rd->kind == cd->kind && rd->size == cd->size;
+	if (!same_dtype && !o->allow_dtype) {
+		enum cmp_kind k = cmp_kind_for(rd, cd);
+		vitem_fail(it, xasprintf("'%s' and '%s' cannot be compared: the dtypes differ: reference "
+					 "%s, candidate %s (--allow-dtype compares them as %s)",
+					 ref->label, cand->label, npy_dtype_name(rd), npy_dtype_name(cd),
+					 kind_name(k)));
+		return;
+	}
+	enum cmp_kind k = cmp_kind_for(rd, cd);
+	bool inexact = rd->kind == 'f' || rd->kind == 'c' || cd->kind == 'f' || cd->kind == 'c';
+	if (o->by_ulp && !same_dtype && inexact) {
+		vitem_fail(it, xasprintf("'%s' and '%s' cannot be compared with --ulp: the dtypes differ "
+					 "(reference %s, candidate %s) and an ulp is a step of one type",
+					 ref->label, cand->label, npy_dtype_name(rd), npy_dtype_name(cd)));
+		return;
+	}
+	if (!same_dtype)
+		it->note = xasprintf("dtypes differ: reference %s, candidate %s; compared as %s",
+				     npy_dtype_name(rd), npy_dtype_name(cd),
+				     kind_name(k));
+	struct cmp_opts co = {.equal_nan = o->equal_nan, .by_ulp = o->by_ulp, .ulp = o->ulp,
+			      .show = o->show};
+	verify_tolerance(o, rd, cd, &co.rtol, &co.atol, &it->tol_source);
+	it->st = xmalloc(sizeof *it->st);
+	cmp_init(it->st, k, &co);
+	char *why = NULL;
+	bool ok = same_order(&ref->a, &cand->a) ? compare_stream(it->st, ref, cand, &why)
+						: compare_reordered(it->st, ref, cand, &why);
+	const char *bad = ref->label;
+	if (ok && !src_finish(ref, &why))
+		ok = false;
+	else if (ok && !src_finish(cand, &why)) {
+		ok = false;
+		bad = cand->label;
+	}
+	if (!ok) {
+		vitem_fail(it, xasprintf("cannot read '%s': %s", bad, why));
+		free(why);
+		return;
+	}
+	it->status = it->st->mismatches ? V_FAIL : V_PASS;
+}
+
+/* ---- .npy files ---- */
+
+void verify_npy(struct verify_report *r, const char *name, const char *ref, const char *cand)
+{
+	struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
+	struct mapfile m[2];
+	struct asrc s[2];
+	const char *path[2] = {ref, cand};
+	memset(s, 0, sizeof s);
+	memset(m, 0, sizeof m);
+	for (int i = 0; i < 2; i++) {
+		char *why;
+		s[i].label = path[i];
+		if (!mapfile_open(path[i], &m[i], &why) ||
+		    !npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, &why)) {
+			vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
+			free(why);
+			goto out;
+		}
+		s[i].data = m[i].data + s[i].a.offset;
+		s[i].map = &m[i];
+		s[i].map_base = s[i].a.offset;
+	}
+	compare_sources(it, r->opts, &s[0], &s[1]);
+out:
+	mapfile_close(&m[0]);
+	mapfile_close(&m[1]);
+}
+
+/* ---- .npz archives ---- */
+
+static bool open_member(struct asrc *s, struct npz_reader *zr, const unsigned char *zip,
+			const struct npz_member *mem, char **why)
+{
+	memset(s, 0, sizeof *s);
+	if (!npz_reader_open(zr, zip, mem, why))
+		return false;
+	s->zr = zr;
+	const unsigned char *p;
+	size_t avail;
+	size_t want = mem->usize < NPY_HEADER_WINDOW ? (size_t)mem->usize : NPY_HEADER_WINDOW;
+	if (!npz_reader_peek(zr, want, &p, &avail, why))
+		return false;
+	if (!npy_parse(p, avail, mem->usize, &s->a, why))
+		return false;
+	npz_reader_consume(zr, s->a.offset);
+	return true;
+}
+
+static char *member_label(const char *path, const char *member)
+{
+	return xasprintf("%s:%s", path, member);
+}
+
+static char *array_name(const char *member)
+{
+	size_t n = strlen(member);
+	return str_ends_with(member, ".npy") ? xstrndup(member, n - 4) : xstrdup(member);
+}
+
+void verify_npz(struct verify_report *r, const char *name, const char *ref, const char *cand)
+{
+	struct mapfile m[2];
+	struct npz z[2];
+	const char *path[2] = {ref, cand};
+	memset(m, 0, sizeof m);
+	memset(z, 0, sizeof z);
+	for (int i = 0; i < 2; i++) {
+		char *why;
+		if (!mapfile_open(path[i], &m[i], &why) || !npz_open(m[i].data, m[i].size, &z[i], &why)) {
+			struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
+			vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
+			free(why);
+			goto out;
+		}
+	}
+	for (int side = 0; side < 2; side++) {
+		for (size_t i = 0; i < z[side].n; i++) {
+			const struct npz_member *mem = &z[side].members[i];
+			if (!str_ends_with(mem->name, ".npy")) {
+				if (side == 0 || !npz_find(&z[0], mem->name))
+					verify_notice(r, xasprintf("%s: member '%s' is not a .npy array: not compared",
+								   path[side], mem->name));
+				continue;
+			}
+			const struct npz_member *other = npz_find(&z[1 - side], mem->name);
+			if (side == 1 && other)
+				continue; /* compared from the reference's side */
+			char *an = array_name(mem->name);
+			char *iname = xasprintf("%s:%s", name, an);
+			char *rl = member_label(ref, mem->name), *cl = member_label(cand, mem->name);
+			if (!other) {
+				struct vitem *it = vitem_add(r, V_MISSING, iname, side == 0 ? rl : NULL,
+							     side == 1 ? cl : NULL);
+				it->status = V_FAIL;
+				it->note = xstrdup(side == 0 ? "missing in the candidate" : "missing in the reference");
+			} else {
+				struct vitem *it = vitem_add(r, V_ARRAY, iname, rl, cl);
+				struct npz_reader zr[2];
+				struct asrc s[2];
+				memset(zr, 0, sizeof zr);
+				memset(s, 0, sizeof s);
+				const struct npz_member *mm[2] = {mem, other};
+				bool ok = true;
+				for (int k = 0; k < 2 && ok; k++) {
+					char *why;
+					if (!open_member(&s[k], &zr[k], m[k].data, mm[k], &why)) {
+						vitem_fail(it, xasprintf("cannot read '%s': %s", k ? cl : rl, why));
+						free(why);
+						ok = false;
+					}
+					s[k].label = k ? cl : rl;
+					s[k].map = &m[k];
+				}
+				if (ok)
+					compare_sources(it, r->opts, &s[0], &s[1]);
+				for (int k = 0; k < 2; k++) {
+					free(s[k].owned);
+					npz_reader_close(&zr[k]);
+				}
+			}
+			free(an);
+			free(iname);
+			free(rl);
+			free(cl);
+		}
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		npz_free(&z[i]);
+		mapfile_close(&m[i]);
+	}
+}

@@ -1,0 +1,155 @@
+/* runner: real processes — exit status, signals, a program that is not
+ * there, the timeout (which also kills what the command started), the
+ * standard streams, rusage of that run alone, and the PATH lookup. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/runner.h"
+
+static struct runner_stdio quiet(void)
+{
+	int in = runner_open_in("/dev/null"), out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	assert_true(in >= 0 && out >= 0);
+	struct runner_stdio io = {in, out, out};
+	return io;
+}
+
+static void close_io(struct runner_stdio *io)
+{
+	close(io->in);
+	close(io->out);
+}
+
+static void test_exit_status(void **state)
+{
+	(void)state;
+	struct runner_stdio io = quiet();
+	struct run_result r;
+	char *t[] = {"true", NULL};
+	assert_true(runner_run(t, &io, 0, &r));
+	assert_true(run_ok(&r));
+	assert_int_equal(r.exit_code, 0);
+	assert_true(r.wall_s > 0 && r.wall_s < 5);
+	assert_true(r.peak_rss_kib > 0);
+	char *f[] = {"sh", "-c", "exit 7", NULL};
+	assert_true(runner_run(f, &io, 0, &r));
+	assert_false(run_ok(&r));
+	assert_int_equal(r.exit_code, 7);
+	char *d = run_describe(&r, 0);
+	assert_string_equal(d, "exited with status 7");
+	free(d);
+	char *k[] = {"sh", "-c", "kill -9 $$", NULL};
+	assert_true(runner_run(k, &io, 0, &r));
+	assert_int_equal(r.signal, SIGKILL);
+	assert_int_equal(r.exit_code, -1);
+	d = run_describe(&r, 0);
+	assert_non_null(strstr(d, "killed by signal 9"));
+	free(d);
+	close_io(&io);
+}
+
+static void test_not_found(void **state)
+{
+	(void)state;
+	struct runner_stdio io = quiet();
+	struct run_result r;
+	char *argv[] = {"gpuopt-no-such-program-here", NULL};
+	assert_false(runner_run(argv, &io, 0, &r));
+	assert_int_equal(r.spawn_errno, ENOENT);
+	assert_false(run_ok(&r));
+	char *d = run_describe(&r, 0);
+	assert_non_null(strstr(d, "could not be started"));
+	free(d);
+	close_io(&io);
+	assert_false(runner_find_program("gpuopt-no-such-program-here"));
+	assert_true(runner_find_program("sh"));
+	assert_true(runner_find_program("/bin/sh"));
+	assert_false(runner_find_program("/etc/passwd")); /* not executable */
+	assert_false(runner_find_program("/"));           /* a directory */
+	assert_false(runner_find_program(""));
+}
+
+static void test_timeout_kills_the_group(void **state)
+{
+	(void)state;
+	struct runner_stdio io = quiet();
+	struct run_result r;
+	/* the shell starts a background sleep too: both must die */
+	char *argv[] = {"sh", "-c", "sleep 30 & sleep 30; wait", NULL};
+	assert_true(runner_run(argv, &io, 0.3, &r));
+	assert_true(r.timed_out);
+	assert_false(run_ok(&r));
+	assert_true(r.wall_s >= 0.3 && r.wall_s < 5);
+	char *d = run_describe(&r, 0.3);
+	assert_string_equal(d, "timed out after 0.3 s and was killed");
+	free(d);
+	/* a command that ends in time is not marked */
+	char *quick[] = {"true", NULL};
+	assert_true(runner_run(quick, &io, 5, &r));
+	assert_false(r.timed_out);
+	assert_true(run_ok(&r));
+	close_io(&io);
+}
+
+static void test_streams(void **state)
+{
+	(void)state;
+	char in_path[] = "/tmp/gpuopt-runner-in-XXXXXX", out_path[] = "/tmp/gpuopt-runner-out-XXXXXX";
+	int in = mkstemp(in_path), out = mkstemp(out_path);
+	assert_true(in >= 0 && out >= 0);
+	assert_int_equal(write(in, "abc\n", 4), 4);
+	lseek(in, 0, SEEK_SET);
+	struct runner_stdio io = {in, out, out};
+	struct run_result r;
+	char *argv[] = {"sh", "-c", "read x; echo got $x; echo err >&2", NULL};
+	assert_true(runner_run(argv, &io, 0, &r));
+	assert_true(run_ok(&r));
+	char buf[64] = {0};
+	assert_true(pread(out, buf, sizeof buf - 1, 0) > 0);
+	assert_string_equal(buf, "got abc\nerr\n");
+	close(in);
+	close(out);
+	unlink(in_path);
+	unlink(out_path);
+}
+
+static void test_rusage_is_per_run(void **state)
+{
+	(void)state;
+	struct runner_stdio io = quiet();
+	struct run_result busy, idle;
+	char *spin[] = {"sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done", NULL};
+	char *sleep[] = {"sleep", "0.05", NULL};
+	assert_true(runner_run(spin, &io, 0, &busy));
+	assert_true(runner_run(sleep, &io, 0, &idle));
+	/* CPU time is this run's own: the sleeper does not inherit the spinner's */
+	assert_true(busy.user_s + busy.sys_s > 0.01);
+	assert_true(idle.user_s + idle.sys_s < busy.user_s + busy.sys_s);
+	assert_true(idle.wall_s >= 0.05);
+	close_io(&io);
+	assert_true(runner_floor_rss_kib() > 0);
+	runner_reset_peak();
+	assert_false(runner_interrupted());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_timeout_kills_the_group),
+		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_rusage_is_per_run),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
