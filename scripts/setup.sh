@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what gpuopt needs on Debian 12, fetch the pinned tree-sitter Python
 # grammar from PyPI (third_party/tree-sitter-python.lock.json, checked by
-# hash), and build gpuopt into build/.
+# hash), install the hash-pinned PyPI packages of requirements/*.txt into
+# .venv, and build gpuopt into build/.
 # Safe to run again: it installs only what is missing and rebuilds incrementally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,23 @@ fi
 
 # Debian's own interpreter, whatever else is first on PATH.
 /usr/bin/python3 tools/fetch_grammar.py
+
+# Python packages that Debian does not have come from PyPI into a virtual
+# environment inside the checkout (.venv, never the system Python): every
+# requirements/*.txt, each pinned with hashes (pip --require-hashes), and
+# installed again only when one of them changes.
+shopt -s nullglob
+reqs=(requirements/*.txt)
+if [ ${#reqs[@]} -gt 0 ]; then
+  stamp=.venv/.gpuopt-requirements
+  if ! cat "${reqs[@]}" | cmp -s - "$stamp" 2>/dev/null; then
+    [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv
+    for r in "${reqs[@]}"; do
+      .venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r "$r"
+    done
+    cat "${reqs[@]}" >"$stamp"
+  fi
+fi
 
 [ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
 meson compile -C build >/dev/null
