@@ -1,0 +1,236 @@
+/* scan: the scan engine's face for code — collect the files under the given
+ * paths, scan them on worker threads (one pyscanner each) with the cache,
+ * and hand each file's outcome to a sink in input order. The caller (the
+ * scan command, or `try`) decides what to do with each result; nothing here
+ * prints or chooses an exit code.
+ *
+ * Workers take files in order; the calling thread, which hands results to
+ * the sink in order, scans too while the file it needs next is not ready.
+ * At most AHEAD files are held ahead of the sink. */
+#include "scan.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/paths.h"
+#include "pyscan.h"
+
+/* The files of a scan and the workers' progress. Workers take files in
+ * order from `next`; the main thread, which scans too, reports file i once
+ * it is done, then frees its results, so memory holds only the files in
+ * flight. */
+struct job {
+	const struct kb *kb;
+	bool keep_text;
+	struct cache *cache;   /* NULL: no cache */
+	const struct report_options *ropt; /* to render each file in its worker, or NULL */
+	const struct scan_sink *sink;
+	struct scan_file *files;
+	size_t nfiles;
+	atomic_size_t next;
+	atomic_bool *done;     /* file i is scanned */
+	atomic_bool waiting;   /* the reporter sleeps on cv */
+	atomic_size_t reported; /* files reported so far */
+	atomic_int stalled;    /* workers sleeping on room */
+	pthread_cond_t room;   /* the reporter caught up */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file *sf)
+{
+	struct source src;
+	char *why;
+	/* the stat comes first: a write after it shows in the next run's stat */
+	struct stat st;
+	bool indexable = cache && strcmp(sf->path, "-") != 0 && stat(sf->path, &st) == 0 &&
+			 S_ISREG(st.st_mode);
+	if (indexable && cache_get_unchanged(cache, sf->path, &st, &sf->res, &sf->notebook)) {
+		sf->ok = true;
+		return;
+	}
+	if (!source_load(sf->path, &src, &why)) {
+		sf->error = why ? why : xstrdup("cannot read");
+		return;
+	}
+	sf->notebook = src.notebook;
+	const struct stat *known = indexable ? &st : NULL;
+	if (cache_get(cache, &src, known, &sf->res)) {
+		sf->ok = true;
+	} else if (pyscan(ps, &src, &sf->res, &why)) {
+		sf->ok = true;
+		if (strcmp(sf->path, "-") != 0)
+			cache_put(cache, &src, known, &sf->res);
+	} else {
+		sf->error = why;
+	}
+	source_free(&src);
+}
+
+/* How many files workers may scan ahead of the reporter. */
+#define AHEAD 128
+
+/* Scans and renders file i, then marks it done. */
+static void scan_at(struct job *j, struct pyscanner *ps, size_t i)
+{
+	scan_one(ps, j->cache, &j->files[i]);
+	if (j->ropt)
+		report_render(j->ropt, &j->files[i]);
+	/* wake the reporter only when it sleeps: most files are ready
+	 * before it asks for them */
+	atomic_store(&j->done[i], true);
+	if (atomic_load(&j->waiting)) {
+		pthread_mutex_lock(&j->mu);
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	struct pyscanner *ps = pyscanner_new(j->kb);
+	pyscanner_keep_text(ps, j->keep_text);
+	for (;;) {
+		size_t i = atomic_fetch_add(&j->next, 1);
+		if (i >= j->nfiles)
+			break;
+		/* at most AHEAD files in front of the reporter, so a slow reader
+		 * of the report does not make every result pile up in memory */
+		if (i >= atomic_load(&j->reported) + AHEAD) {
+			pthread_mutex_lock(&j->mu);
+			atomic_fetch_add(&j->stalled, 1);
+			while (i >= atomic_load(&j->reported) + AHEAD)
+				pthread_cond_wait(&j->room, &j->mu);
+			atomic_fetch_sub(&j->stalled, 1);
+			pthread_mutex_unlock(&j->mu);
+		}
+		scan_at(j, ps, i);
+	}
+	pyscanner_free(ps);
+	return NULL;
+}
+
+/* Hands file i (scanned) to the sink and frees what it held. */
+static void report_one(struct job *j, size_t i)
+{
+	j->sink->file(j->sink->ctx, &j->files[i]);
+	scan_result_free(&j->files[i].res);
+	buf_free(&j->files[i].out);
+	free(j->files[i].error);
+	j->files[i].error = NULL;
+	atomic_store(&j->reported, i + 1);
+	if (atomic_load(&j->stalled)) {
+		pthread_mutex_lock(&j->mu);
+		pthread_cond_broadcast(&j->room);
+		pthread_mutex_unlock(&j->mu);
+	}
+}
+
+/* The reporter's turn at scanning while file i is not done: takes the next
+ * unclaimed file, if any within AHEAD of i, and scans it. */
+static bool lend_a_hand(struct job *j, struct pyscanner *ps, size_t i)
+{
+	size_t k = atomic_load(&j->next);
+	while (k < j->nfiles && k < i + AHEAD)
+		if (atomic_compare_exchange_weak(&j->next, &k, k + 1)) {
+			scan_at(j, ps, k);
+			return true;
+		}
+	return false;
+}
+
+/* Scans every file with `jobs` threads and reports each, in order. The
+ * reporter is one of the threads: it scans too while the file it needs
+ * next is not ready, and sleeps only when none is left to take. */
+static void scan_all(struct job *j, int jobs)
+{
+	pthread_t *t = NULL;
+	int started = 0;
+	if (jobs > (int)j->nfiles)
+		jobs = (int)j->nfiles;
+	if (jobs > 1) {
+		t = xcalloc((size_t)jobs - 1, sizeof *t);
+		for (; started < jobs - 1; started++)
+			if (pthread_create(&t[started], NULL, worker, j) != 0)
+				break;
+	}
+	struct pyscanner *ps = pyscanner_new(j->kb);
+	pyscanner_keep_text(ps, j->keep_text);
+	for (size_t i = 0; i < j->nfiles; i++) {
+		while (!atomic_load(&j->done[i]) && lend_a_hand(j, ps, i))
+			;
+		if (!atomic_load(&j->done[i])) {
+			pthread_mutex_lock(&j->mu);
+			atomic_store(&j->waiting, true);
+			while (!atomic_load(&j->done[i]))
+				pthread_cond_wait(&j->cv, &j->mu);
+			atomic_store(&j->waiting, false);
+			pthread_mutex_unlock(&j->mu);
+		}
+		report_one(j, i);
+	}
+	pyscanner_free(ps);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
+		const struct scan_sink *sink, struct scan_stats *stats)
+{
+	double t0 = now();
+	struct pathlist pl = {0};
+	char *dot[] = {"."};
+	if (npaths)
+		paths_collect(paths, (int)npaths, o->excludes, &pl);
+	else
+		paths_collect(dot, 1, o->excludes, &pl);
+	for (size_t i = 0; i < pl.errors.len; i++) {
+		const struct path_error *e = pl.errors.items[i];
+		sink->path_error(sink->ctx, e->path, e->message);
+	}
+	long jobs = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	struct job j = {.kb = o->kb, .keep_text = o->keep_text, .nfiles = pl.files.len,
+			.ropt = o->render, .sink = sink,
+			.cache = o->cache};
+	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
+	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
+	for (size_t i = 0; i < pl.files.len; i++)
+		atomic_init(&j.done[i], false);
+	atomic_init(&j.waiting, false);
+	atomic_init(&j.reported, 0);
+	atomic_init(&j.stalled, 0);
+	for (size_t i = 0; i < pl.files.len; i++)
+		j.files[i].path = pl.files.items[i];
+	atomic_init(&j.next, 0);
+	pthread_mutex_init(&j.mu, NULL);
+	pthread_cond_init(&j.cv, NULL);
+	pthread_cond_init(&j.room, NULL);
+	scan_all(&j, (int)jobs);
+	pthread_mutex_destroy(&j.mu);
+	pthread_cond_destroy(&j.cv);
+	pthread_cond_destroy(&j.room);
+	free(j.files);
+	free(j.done);
+	if (stats) {
+		stats->files = pl.files.len;
+		stats->path_errors = pl.errors.len;
+		stats->seconds = now() - t0;
+	}
+	pathlist_free(&pl);
+}
