@@ -551,6 +551,16 @@ bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *s
 	return true;
 }
 
+bool cache_known_unchanged(struct cache *c, const char *path, const struct stat *st)
+{
+	if (!c)
+		return false;
+	const struct ientry *e = index_find(c, path);
+	uint64_t w[7];
+	stat_words(st, w);
+	return e && memcmp(e->st, w, sizeof w) == 0;
+}
+
 /* Records that src's path, whose stat was st before it was read, has the
  * content of entry key, for the next run (written by cache_close). */
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key)

@@ -39,6 +39,11 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *st,
 			 struct scan_result *out, bool *notebook);
 
+/* Is path in the index of earlier runs with this stat (st, taken before any
+ * read)? Reads nothing; such a file was scanned alone (it takes no part in
+ * a project's cross-module facts, which are never cached). */
+bool cache_known_unchanged(struct cache *c, const char *path, const struct stat *st);
+
 /* For the fuzz target and tests: what a read of these bytes from the cache
  * directory would give. cache_decode_entry fills out (as cache_get) when
  * data is a valid entry; cache_decode_index returns how many paths data

@@ -164,6 +164,13 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 	out->gpu_name = jstr(e, "gpu_name");
 	out->returns = jstr(e, "returns");
 	out->library = jstr(e, "library");
+	out->flow = jstr(e, "flow");
+	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"};
+	bool known_flow = out->flow == NULL;
+	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
+		known_flow |= strcmp(out->flow, flows[i]) == 0;
+	if (!known_flow)
+		return xasprintf("%s: %s: unknown flow '%s'", lib->file, where, out->flow);
 	static const char *const effects[] = {"", "gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"};
 	const char *eff = jstr(e, "effect");
 	for (size_t i = 1; eff && i < sizeof effects / sizeof *effects; i++)
@@ -312,6 +319,7 @@ static char *load_types(struct kb *kb)
 					const char *ret = jstr(spec, "returns");
 					t->returns_self = ret && strcmp(ret, "self") == 0;
 					t->host_attributes = json_object_get(spec, "host_attributes");
+					t->host_methods = json_object_get(spec, "host_methods");
 				}
 				n++;
 			}

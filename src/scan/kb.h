@@ -61,6 +61,12 @@ struct kb_entry {
 	bool has_target;       /* the entry names its own target (maybe null) */
 	const char *target;
 	const char *message, *fix, *why, *gpu_name, *returns, *library;
+	/* what the flow model must know beyond the effect: "array-module" (returns
+	 * the array module of its argument), "devspec" (a torch device), "zero-copy"
+	 * (wraps device data without a copy), "kernel" (a compiled GPU kernel),
+	 * "host" (returns host data), "converts" (a NumPy function that converts
+	 * its argument, so CuPy refuses it), or NULL */
+	const char *flow;
 	struct kb_fallback *fallbacks;
 	size_t nfallbacks;
 	enum effect effect;
@@ -96,6 +102,7 @@ struct kb_type {
 	bool device;             /* values of this type live in GPU memory */
 	bool returns_self;       /* unlisted methods return this type */
 	json_t *host_attributes; /* attributes that are host metadata (array) */
+	json_t *host_methods;    /* methods that return host metadata (size(), dim(), ...) */
 };
 
 struct kb {

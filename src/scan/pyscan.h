@@ -61,6 +61,26 @@ void pyscanner_free(struct pyscanner *ps); /* accepts NULL */
  * sets *why (owned) only when the parser gave up (time limit). */
 bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *out, char **why);
 
+/* What the scan of one file of a project knows of the others (project.h). */
+struct project;
+struct flow_summary;
+struct pyscan_project {
+	const struct project *project; /* facts of the other modules, or NULL */
+	const char *module;            /* this file's module name, or NULL */
+	struct flow_summary *summary;  /* filled with this file's summary when not NULL */
+};
+
+/* pyscan() inside a project (pp may be NULL: the file alone). */
+bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pyscan_project *pp,
+	       struct scan_result *out, char **why);
+
+/* Does the text use a GPU array library (or the NumPy/CuPy array-module
+ * idiom)? Only those files get the flow model, and only they take part in a
+ * project's cross-module facts. */
+bool pyscan_gpu_candidate(const char *text, size_t len);
+
 void scan_result_free(struct scan_result *r); /* accepts a zeroed result */
+/* Frees the strings a finding owns (not the finding). */
+void finding_free(struct finding *f);
 
 #endif

@@ -1,48 +1,31 @@
-/* pyscan_int: the scanner's private state, shared by its three parts:
- *   pyscan.c      the walk, scopes and name bindings, resolution, ranking;
- *   pyscan_lib.c  library findings (ports, no GPU path, fallbacks, imports);
- *   pyscan_gpu.c  GPU anti-patterns (round trips, transfers, timing,
- *                 host/device mixing, element-wise Python loops).
- * Nothing here is visible outside the scanner. */
+/* pyscan_int: the walker's private state, shared by the parts that work on
+ * it, which call downward only:
+ *   pyscan.c       the driver: parse, walk the tree, run the flow model and
+ *                  its passes on GPU code, rank, sort;
+ *   rules_lib.c    library findings (ports, no GPU path, fallbacks, imports);
+ *   rules_loops.c  element-wise Python loops (GPU605);
+ *   names.c        scopes, bindings, resolution, the file's functions, findings.
+ * The GPU anti-pattern rules are passes over the flow model (flow.h,
+ * rules_gpu.h), which does not use this state. Nothing here is visible
+ * outside the scanner. */
 #ifndef GPUOPT_PYSCAN_INT_H
 #define GPUOPT_PYSCAN_INT_H
 
 #include <tree_sitter/api.h>
 
 #include "python/pyparse.h"
+#include "nodes.h"
 #include "pyscan.h"
 #include "python/pytree.h"
 #include "core/symtab.h"
 #include "core/util.h"
-
-/* No node (the tree does not matter: pn_* test the id). */
-#define PN_NULL ((PNode){NULL, PT_NULL})
-
-enum nk {
-	NK_OTHER = 0, NK_CALL, NK_ATTRIBUTE, NK_IDENTIFIER, NK_IMPORT, NK_IMPORT_FROM,
-	NK_ALIASED_IMPORT, NK_DOTTED_NAME, NK_WILDCARD_IMPORT, NK_RELATIVE_IMPORT,
-	NK_FUNCTION_DEF, NK_CLASS_DEF, NK_LAMBDA, NK_ASSIGNMENT, NK_AUG_ASSIGNMENT, NK_DECORATOR,
-	NK_KEYWORD_ARGUMENT, NK_ARGUMENT_LIST, NK_STRING, NK_STRING_CONTENT, NK_INTERPOLATION,
-	NK_INTEGER, NK_FLOAT, NK_TRUE, NK_FALSE, NK_NONE, NK_UNARY, NK_PARENTHESIZED,
-	NK_FOR, NK_WHILE, NK_IF, NK_SUBSCRIPT, NK_LIST_SPLAT, NK_DICT_SPLAT, NK_EXCEPT, NK_ERROR,
-	NK_FUTURE_IMPORT, NK_COMMENT, NK_BINARY, NK_COMPARISON, NK_BOOLEAN, NK_RETURN,
-	NK_LIST_COMP, NK_SET_COMP, NK_DICT_COMP, NK_GENERATOR, NK_TUPLE, NK_LIST, NK_NAMED_EXPR,
-	NK_PATTERN_LIST, NK_TUPLE_PATTERN, NK_AS_PATTERN, NK_WITH_ITEM, NK_SLICE, NK_DECORATED_DEF,
-	NK_COUNT
-};
-
-enum field { F_FUNCTION, F_ARGUMENTS, F_OBJECT, F_ATTRIBUTE, F_NAME, F_ALIAS, F_MODULE_NAME,
-	     F_PARAMETERS, F_LEFT, F_RIGHT, F_VALUE, F_ARGUMENT, F_BODY, F_CONDITION,
-	     F_SUBSCRIPT, F_OPERATOR, F_COUNT };
 
 struct pyscanner {
 	const struct kb *kb;
 	TSParser *parser;          /* the fallback parser (syntax errors, what pyparse declines) */
 	struct pyparser *fast;     /* the fast parser */
 	struct pt_tree tree;       /* the tree of the file being scanned, reused across files */
-	uint8_t *kinds; /* symbol id -> enum nk */
-	uint32_t nsymbols;
-	TSFieldId fields[F_COUNT];
+	struct nodeinfo ni;        /* node kinds and fields of the grammar */
 	const struct rule *fallback_rule;
 	const struct rule *anti[5]; /* GPU601..GPU605 */
 	bool keep_text;
@@ -64,6 +47,7 @@ struct loopframe {
 /* A function defined in the file: what the rules learn about it. */
 struct funcrec {
 	char *name;
+	PNode def;           /* the function_definition */
 	uint32_t hot_line;   /* a loop that calls it (directly or not), or 0 */
 	uint32_t hot_cell;   /* notebooks: that loop's cell */
 	bool does_gpu;       /* launches GPU work */
@@ -135,7 +119,7 @@ struct res {
 	char *name; /* owned: a qualified name, a type, or TYPE.member */
 };
 
-/* pyscan.c */
+/* names.c */
 enum nk node_kind(const struct ctx *c, PNode n);
 PNode node_field(const struct ctx *c, PNode n, enum field f);
 const char *node_text(const struct ctx *c, PNode n, size_t *len);
@@ -154,12 +138,22 @@ struct finding *add_finding(struct ctx *c, PNode at, const struct rule *rule,
 			    const char *symbol);
 int current_func(const struct ctx *c);
 uint32_t node_line(PNode n);
-/* Ends a finding's span where node `end` ends. */
-void finding_end_at(struct ctx *c, struct finding *f, PNode end);
-/* Frees the strings a finding owns (not the finding). */
-void finding_free(struct finding *f);
+uint32_t user_line(const struct ctx *c, PNode n, uint32_t *cell);
+void push_scope(struct ctx *c, bool is_class);
+void pop_scope(struct ctx *c);
+void bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func);
+void bind_node(struct ctx *c, PNode id, enum bkind k, const char *qual);
+int function_record(struct ctx *c, PNode def);
+void funcs_free(struct ctx *c);
+/* A call to a function of this file: where (hot paths) and the argument types. */
+void record_local_call(struct ctx *c, PNode call);
+void bind_params(struct ctx *c, PNode params, const struct funcrec *f);
+void shadow_targets(struct ctx *c, PNode t, int depth);
+void visit_assignment(struct ctx *c, PNode a);
+void visit_return(struct ctx *c, PNode ret);
+void commit_return(struct ctx *c, int f);
 
-/* pyscan_lib.c */
+/* rules_lib.c */
 void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args);
 void lib_visit_import(struct ctx *c, PNode stmt);
 void lib_visit_import_from(struct ctx *c, PNode stmt);
@@ -173,11 +167,8 @@ char *expand_template(const char *tmpl, const char *name, const char *why, const
 const struct kb_entry *callee_entry(const struct ctx *c, const struct res *r,
 				    const struct kb_library **lib_out, const struct kb_type **type_out);
 
-/* pyscan_gpu.c */
-void gpu_after_call(struct ctx *c, PNode call);
-void gpu_after_binary(struct ctx *c, PNode n);
-void gpu_check_condition(struct ctx *c, PNode cond);
-void gpu_enter_for(struct ctx *c, PNode n);
-void gpu_leave_function(struct ctx *c, int func);
+/* rules_loops.c */
+void loops_enter_for(struct ctx *c, PNode n);
+void loops_enter_comprehension(struct ctx *c, PNode n);
 
 #endif

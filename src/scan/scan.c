@@ -6,7 +6,15 @@
  *
  * Workers take files in order; the calling thread, which hands results to
  * the sink in order, scans too while the file it needs next is not ready.
- * At most AHEAD files are held ahead of the sink. */
+ * At most AHEAD files are held ahead of the sink.
+ *
+ * Files that use a GPU library form a project first (project.h): a pre-pass
+ * analyses each of them for its summary (what its functions return, which
+ * functions its loops call), the project follows the calls across modules,
+ * and the real scan of those files then knows which of their functions run
+ * from a loop in another file. Their results depend on the other files, so
+ * they are not cached; a file the cache index knows unchanged was not such a
+ * file (it would not be in the index), so the pre-pass does not read it. */
 #include "scan.h"
 
 #include <pthread.h>
@@ -18,6 +26,8 @@
 #include <unistd.h>
 
 #include "core/paths.h"
+#include "flow.h"
+#include "project.h"
 #include "pyscan.h"
 
 /* The files of a scan and the workers' progress. Workers take files in
@@ -26,6 +36,8 @@
  * flight. */
 struct job {
 	const struct kb *kb;
+	const struct project *project; /* cross-module facts, or NULL */
+	bool *in_project;      /* file i takes part in it */
 	bool keep_text;
 	struct cache *cache;   /* NULL: no cache */
 	const struct report_options *ropt; /* to render each file in its worker, or NULL */
@@ -41,6 +53,26 @@ struct job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
+
+/* A file of the project: scanned with the project's facts, never cached. */
+static void scan_in_project(struct pyscanner *ps, const struct project *project, struct scan_file *sf)
+{
+	struct source src;
+	char *why;
+	if (!source_load(sf->path, &src, &why)) {
+		sf->error = why ? why : xstrdup("cannot read");
+		return;
+	}
+	sf->notebook = src.notebook;
+	char *module = project_module_name(sf->path);
+	struct pyscan_project pp = {.project = project, .module = module};
+	if (pyscan_in(ps, &src, &pp, &sf->res, &why))
+		sf->ok = true;
+	else
+		sf->error = why;
+	free(module);
+	source_free(&src);
+}
 
 static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file *sf)
 {
@@ -78,7 +110,10 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 /* Scans and renders file i, then marks it done. */
 static void scan_at(struct job *j, struct pyscanner *ps, size_t i)
 {
-	scan_one(ps, j->cache, &j->files[i]);
+	if (j->in_project && j->in_project[i])
+		scan_in_project(ps, j->project, &j->files[i]);
+	else
+		scan_one(ps, j->cache, &j->files[i]);
 	if (j->ropt)
 		report_render(j->ropt, &j->files[i]);
 	/* wake the reporter only when it sleeps: most files are ready
@@ -181,6 +216,53 @@ static void scan_all(struct job *j, int jobs)
 	free(t);
 }
 
+/* The pre-pass: the summary of every file that uses a GPU library (read
+ * unless the cache index knows it unchanged, which such a file never is),
+ * then the project's cross-module facts. NULL when no file takes part. */
+static struct project *build_project(const struct scan_options *o, const struct pathlist *pl, bool *in_project)
+{
+	struct project *p = NULL;
+	struct pyscanner *ps = NULL;
+	for (size_t i = 0; i < pl->files.len; i++) {
+		const char *path = pl->files.items[i];
+		if (strcmp(path, "-") == 0)
+			continue;
+		struct stat st;
+		if (o->cache && stat(path, &st) == 0 && S_ISREG(st.st_mode) && cache_known_unchanged(o->cache, path, &st))
+			continue;
+		struct source src;
+		char *why;
+		if (!source_load(path, &src, &why)) {
+			free(why);
+			continue;
+		}
+		if (pyscan_gpu_candidate(src.text, src.len)) {
+			if (!ps) {
+				ps = pyscanner_new(o->kb);
+				pyscanner_keep_text(ps, false);
+				p = project_new();
+			}
+			char *module = project_module_name(path);
+			struct flow_summary sum = {0};
+			struct pyscan_project pp = {.module = module, .summary = &sum};
+			struct scan_result res;
+			if (pyscan_in(ps, &src, &pp, &res, &why)) {
+				project_add(p, path, module, &sum);
+				in_project[i] = true;
+			}
+			free(why);
+			scan_result_free(&res);
+			flow_summary_free(&sum);
+			free(module);
+		}
+		source_free(&src);
+	}
+	pyscanner_free(ps);
+	if (p)
+		project_finish(p);
+	return p;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -205,9 +287,11 @@ void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
 	long jobs = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs < 1)
 		jobs = 1;
+	bool *in_project = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *in_project);
+	struct project *project = build_project(o, &pl, in_project);
 	struct job j = {.kb = o->kb, .keep_text = o->keep_text, .nfiles = pl.files.len,
 			.ropt = o->render, .sink = sink,
-			.cache = o->cache};
+			.cache = o->cache, .project = project, .in_project = project ? in_project : NULL};
 	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
 	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
 	for (size_t i = 0; i < pl.files.len; i++)
@@ -227,6 +311,8 @@ void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
 	pthread_cond_destroy(&j.room);
 	free(j.files);
 	free(j.done);
+	free(in_project);
+	project_free(project);
 	if (stats) {
 		stats->files = pl.files.len;
 		stats->path_errors = pl.errors.len;

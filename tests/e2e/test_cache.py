@@ -7,7 +7,10 @@ from pathlib import Path
 
 from conftest import run
 
-CODE = "import numpy as np\nimport cupy as cp\nx = np.fft.fft(np.ones(8))\nfor i in range(3):\n    v = cp.ones(3).get()\n"
+CODE = "import numpy as np\nimport scipy.signal\nx = np.fft.fft(np.ones(8))\nfor i in range(3):\n    v = np.geomspace(1, 3, 3)\n"
+# Code that uses a GPU library depends on the other files of its project
+# (scan.c), so it is scanned every time, never cached.
+GPU_CODE = "import cupy as cp\nfor i in range(30):\n    v = cp.ones(3).get()\n"
 
 
 def scan(path, cache, *extra):
@@ -48,6 +51,16 @@ def test_changed_file_is_scanned_again(tmp_path):
     after = scan(src, cache)
     assert len(after["findings"]) == len(before["findings"]) + 1
     assert len(entries(cache)) == 2
+
+
+def test_gpu_code_is_not_cached(tmp_path):
+    src = tmp_path / "gpu.py"
+    src.write_text(GPU_CODE)
+    cache = tmp_path / "cache"
+    first = scan(src, cache)
+    assert [f["rule"] for f in first["findings"]] == ["GPU601"]
+    assert not [p for p in entries(cache) if "index" not in p.name]
+    assert scan(src, cache) == first
 
 
 def test_no_cache(tmp_path):

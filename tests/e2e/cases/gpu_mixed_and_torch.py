@@ -5,14 +5,14 @@ import cupy as cp
 import torch  # expect: GPU501/-
 
 x = cp.arange(10.0)
-m = np.median(x)  # expect: GPU604
+m = np.median(x)  # NumPy dispatches it to cupy.median (__array_function__): stays on the GPU, fine
 s = scipy.ndimage.gaussian_filter(x, 2)  # expect: GPU604
 ok = np.median(np.arange(10.0))  # expect: GPU101/cupy GPU101/cupy
 
 model_input = torch.zeros(8, 4, device="cuda")
 weights = np.ones((4, 4), dtype=np.float32)  # expect: GPU101/cupy
 losses = []
-for epoch in range(5):
+for step in range(5):
     w = torch.tensor(weights, device="cuda")  # expect: GPU602
     out = model_input @ w
     loss = out.sum()

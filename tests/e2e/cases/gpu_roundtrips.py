@@ -23,7 +23,8 @@ for step in range(100):
 while cp.linalg.norm(v) > 1e-3:  # expect: GPU601
     v = v / 2
 
-firsts = [float(v[i]) for i in range(3)]  # expect: GPU601
+firsts = [float(v[i]) for i in range(3)]  # three copies: too few to matter, fine
+lasts = [float(v[i]) for i in range(len(v) - 8, len(v))]  # expect: GPU601
 
 # safe: after the loop, once
 total = float(v.sum())
