@@ -49,7 +49,7 @@ struct tstate {
 struct memo {
 	uint64_t key;
 	struct val ret;
-	bool did_gpu, pending;
+	bool did_gpu, pending, synced;
 };
 
 struct fn {
@@ -87,7 +87,7 @@ struct frame {
 	uint32_t hot_line, hot_cell;
 	const char *via;
 	struct val ret;
-	bool has_ret, ret_pending, dead, did_gpu;
+	bool has_ret, ret_pending, dead, did_gpu, did_sync;
 	uint32_t truth_stmt;
 	const char *globals[16];
 	int nglobals;
@@ -443,6 +443,7 @@ static void mark_gpu(struct flow *f, PNode at)
 static void mark_sync(struct flow *f)
 {
 	f->cur->ts.pending = f->cur->ts.since = false;
+	f->cur->did_sync = true;
 }
 
 static void d2h(struct flow *f, PNode at, const char *what, struct val v, bool async)
@@ -1377,6 +1378,15 @@ static struct val project_call(struct flow *f, PNode call, const char *qual, con
 {
 	const struct project *p = f->o->project;
 	record_call(f, qual, a);
+	const char *last = strrchr(qual, '.');
+	last = last ? last + 1 : qual;
+	if ((!p || project_is_class(p, qual)) && *last >= 'A' && *last <= 'Z') {
+		/* a class of the project (or, before the project is known, a name
+		 * that reads as one): its instance, so its methods can be named */
+		struct val v = V(V_INSTANCE);
+		v.qual = qual;
+		return v;
+	}
 	if (!p) {
 		struct val dev;
 		PNode devn;
@@ -2717,11 +2727,10 @@ static struct val call_fn(struct flow *f, int fi, struct val self, const struct 
 	uint64_t key = sig_of(args, nargs, hot, events) ^ ((uint64_t)(self.ref + 2) << 48);
 	for (int i = 0; i < fn->nmemo; i++)
 		if (fn->memo[i].key == key) {
-			if (fn->memo[i].did_gpu) {
+			if (fn->memo[i].did_gpu)
 				mark_gpu(f, callsite);
-				if (!fn->memo[i].pending)
-					mark_sync(f);
-			}
+			if ((fn->memo[i].did_gpu || fn->memo[i].synced) && !fn->memo[i].pending)
+				mark_sync(f);
 			return fn->memo[i].ret;
 		}
 	if (fn->active || f->calls >= FLOW_MAX_CALLS || f->budget <= 0 || fn->jitted)
@@ -2757,7 +2766,7 @@ static struct val call_fn(struct flow *f, int fi, struct val self, const struct 
 			ret = join(f, ret, V(V_NONE));
 	}
 	bool pending = fr.ts.pending || fr.ret_pending;
-	bool did_gpu = fr.did_gpu;
+	bool did_gpu = fr.did_gpu, synced = fr.did_sync;
 	f->cur = caller;
 	f->calls--;
 	fn->active = false;
@@ -2771,12 +2780,11 @@ static struct val call_fn(struct flow *f, int fi, struct val self, const struct 
 	fn->ret = fn->have_ret ? join(f, fn->ret, ret) : ret;
 	fn->have_ret = true;
 	struct memo *m = fn->nmemo < FLOW_MEMO ? &fn->memo[fn->nmemo++] : &fn->memo[FLOW_MEMO - 1];
-	*m = (struct memo){key, ret, did_gpu, pending};
-	if (did_gpu) {
+	*m = (struct memo){key, ret, did_gpu, pending, synced};
+	if (did_gpu)
 		mark_gpu(f, callsite);
-		if (!pending)
-			mark_sync(f);
-	}
+	if ((did_gpu || synced) && !pending)
+		mark_sync(f); /* it waited for the GPU before returning */
 	return ret;
 }
 

@@ -408,7 +408,8 @@ bool pyscan_gpu_candidate(const char *text, size_t len)
 	return false;
 }
 
-/* Removes the port findings (notes) of the calls a GPU604 finding reports. */
+/* Removes the library findings (a port, no GPU path) of the calls that the
+ * GPU rules report as GPU code (GPU604, or a NumPy call CuPy takes over). */
 static void drop_ports(struct scan_result *out, const struct gpu_rules *g)
 {
 	size_t kept = 0;
@@ -416,7 +417,8 @@ static void drop_ports(struct scan_result *out, const struct gpu_rules *g)
 		struct finding *f = &out->items[i];
 		bool drop = false;
 		for (size_t k = 0; k < g->ndrop && !drop; k++)
-			drop = f->start_byte == g->drop[k] && f->rule->severity == SEV_NOTE && f->target != NULL;
+			drop = f->start_byte == g->drop[k] && f->rule->category &&
+			       (!strcmp(f->rule->category, "library-port") || !strcmp(f->rule->category, "no-gpu-path"));
 		if (drop) {
 			finding_free(f);
 			continue;

@@ -1,0 +1,616 @@
+/* The flow model (scan/flow.h) and the project facts (scan/project.h),
+ * called directly: each test runs the model over a snippet with the real
+ * knowledge data and a pass that records the events, then asserts what the
+ * model saw — which value reached a copy, a truth test, a clock, where (loop
+ * depth, throttled, hot through a call) — in both directions: the pattern
+ * that must be seen, and the one beside it that must not. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "python/pyparse.h"
+#include "scan/flow.h"
+#include "scan/nodes.h"
+#include "scan/project.h"
+
+const TSLanguage *tree_sitter_python(void);
+
+struct rec {
+	enum flow_ev kind;
+	uint32_t line, depth, loop_line;
+	bool throttled, async, hot_func, invariant, via;
+	unsigned fam;
+	uint32_t back_line;
+	char what[80];
+};
+
+struct recorder {
+	struct rec ev[256];
+	size_t n;
+};
+
+static void record(struct flow *f, const struct flow_event *ev, void *ctx)
+{
+	struct recorder *r = ctx;
+	if (r->n == 256)
+		return;
+	struct rec *x = &r->ev[r->n++];
+	uint32_t cell;
+	x->kind = ev->kind;
+	x->line = flow_user_line(f, ev->at, &cell);
+	x->depth = ev->place.depth;
+	x->loop_line = ev->place.loop_line;
+	x->throttled = ev->place.throttled;
+	x->async = ev->async;
+	x->hot_func = ev->place.hot_func;
+	x->via = ev->place.via != NULL;
+	x->invariant = ev->data_invariant;
+	x->fam = ev->value.fam;
+	x->back_line = ev->back_line;
+	snprintf(x->what, sizeof x->what, "%s", ev->what ? ev->what : "");
+}
+
+static const struct flow_pass passes[] = {{"record", record}};
+
+static struct kb *kb;
+static struct nodeinfo ni;
+
+static int setup(void **state)
+{
+	(void)state;
+	char *why = NULL;
+	kb = kb_load(&why);
+	if (!kb) {
+		fprintf(stderr, "kb: %s\n", why);
+		return -1;
+	}
+	nodeinfo_init(&ni, tree_sitter_python());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kb_free(kb);
+	nodeinfo_free(&ni);
+	return 0;
+}
+
+/* Runs the model over code (as `path`, module `module`, with `project`),
+ * recording events; fills sum when not NULL. */
+static struct recorder *run_model(const char *path, const char *module, const struct project *project,
+				  const char *code, struct flow_summary *sum)
+{
+	struct recorder *r = calloc(1, sizeof *r);
+	struct source src;
+	char *why = NULL;
+	assert_true(source_from_python(path, code, strlen(code), &src, &why));
+	struct pyparser *p = pyparser_new(tree_sitter_python());
+	struct pt_tree t;
+	pt_init(&t);
+	assert_true(pyparse(p, src.text, (uint32_t)src.len, &t));
+	struct flow_options o = {.kb = kb, .ni = &ni, .src = &src, .module = module, .project = project,
+				 .passes = passes, .npasses = 1, .pass_ctx = r, .summary = sum};
+	flow_run(&o, pn_root(&t));
+	pt_free(&t);
+	pyparser_free(p);
+	source_free(&src);
+	return r;
+}
+
+static struct recorder *model(const char *code)
+{
+	return run_model("t.py", "t", NULL, code, NULL);
+}
+
+/* The event of this kind at this line, or NULL. */
+static const struct rec *at(const struct recorder *r, enum flow_ev kind, uint32_t line)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ev[i].kind == kind && r->ev[i].line == line)
+			return &r->ev[i];
+	return NULL;
+}
+
+static size_t count(const struct recorder *r, enum flow_ev kind)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++)
+		k += r->ev[i].kind == kind;
+	return k;
+}
+
+/* ---- PyTorch values ---- */
+
+static void test_torch_device_variable(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+		"def train(model, device, loader, criterion):\n"
+		"    for x, y in loader:\n"
+		"        x, y = x.to(device), y.to(device)\n"
+		"        loss = criterion(model(x), y)\n"                 /* 6 */
+		"        print(loss.item())\n"                              /* 7: found */
+		"        n = x.size(0)\n"                                   /* 8: host metadata */
+		"        acc = model(x).argmax(1).eq(y).sum().item()\n"    /* 9: found */
+		"train(None, device, [], None)\n");
+	const struct rec *e = at(r, FE_D2H, 7);
+	assert_non_null(e);
+	assert_int_equal(e->depth, 1);
+	assert_int_equal(e->fam, FAM_TORCH);
+	assert_non_null(at(r, FE_D2H, 9));
+	assert_null(at(r, FE_D2H, 8));
+	free(r);
+}
+
+static void test_torch_accelerator_and_names(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"dev = torch.accelerator.current_accelerator()\n"
+		"cpu = torch.device('cpu')\n"
+		"for batch in range(100):\n"
+		"    a = torch.ones(3).to(dev)\n"
+		"    b = torch.ones(3).to(cpu)\n"
+		"    c = torch.ones(3).cuda(0)\n"
+		"    float(a)\n"           /* 8: found */
+		"    float(b)\n"           /* 9: a CPU tensor */
+		"    float(c)\n");         /* 10: found */
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_D2H, 9));
+	assert_non_null(at(r, FE_D2H, 10));
+	free(r);
+}
+
+static void test_invariant_host_to_device(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"device = 'cuda'\n"
+		"for data in loader:\n"
+		"    x = data.to(device)\n"                  /* 4: changes every batch */
+		"    ones = torch.ones(8, 1).to(device)\n"   /* 5: the same every step */
+		"    noise = torch.randn(8, 1).to(device)\n"); /* 6: random, changes */
+	const struct rec *a = at(r, FE_H2D, 4), *b = at(r, FE_H2D, 5), *c = at(r, FE_H2D, 6);
+	assert_non_null(a);
+	assert_false(a->invariant);
+	assert_non_null(b);
+	assert_true(b->invariant);
+	assert_non_null(c);
+	assert_false(c->invariant);
+	free(r);
+}
+
+/* ---- values lost on the way, before ---- */
+
+static void test_and_or_abs_formatting(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"for i in range(100):\n"
+		"    d = x.sum() - 1\n"
+		"    if d > 0 and i > 2:\n"          /* 5: found (left of and) */
+		"        pass\n"
+		"    if abs(d) < 1e-3:\n"            /* 7: found (abs keeps it on the device) */
+		"        pass\n"
+		"    s = f'{d:.3f}'\n"               /* 9: found */
+		"    t = '%f' % d\n"                 /* 10: found */
+		"    u = 'step {}'.format(i)\n");    /* 11: a host int: not */
+	assert_non_null(at(r, FE_TRUTH, 5));
+	assert_non_null(at(r, FE_TRUTH, 7));
+	assert_non_null(at(r, FE_D2H, 9));
+	assert_non_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_D2H, 11));
+	free(r);
+}
+
+static void test_tuples_and_two_functions(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"import cupyx.scipy.sparse.linalg\n"
+		"def step(x):\n"
+		"    return x.sum(), 3\n"
+		"real = True\n"
+		"dot = cp.dot if real else cp.vdot\n"
+		"x = cp.ones(3)\n"
+		"for i in range(100):\n"
+		"    s, k = step(x)\n"
+		"    float(s)\n"                  /* 10: found: a tuple element */
+		"    float(k)\n"                  /* 11: a host int */
+		"    float(dot(x, x))\n"          /* 12: found: one of two library functions */
+		"    y = cupyx.scipy.sparse.linalg.norm(x)\n"
+		"    float(y)\n");                /* 14: found: cupyx.scipy returns device data */
+	assert_non_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_D2H, 11));
+	assert_non_null(at(r, FE_D2H, 12));
+	assert_non_null(at(r, FE_D2H, 14));
+	free(r);
+}
+
+static void test_numba_copies(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"from numba import cuda\n"
+		"d = cuda.to_device(np.ones(3))\n"
+		"for i in range(100):\n"
+		"    h = d.copy_to_host()\n"       /* 5: found */
+		"    g = d.to_host()\n"            /* 6: found */
+		"    e = cuda.as_cuda_array(d)\n");/* 7: zero-copy: no transfer */
+	assert_non_null(at(r, FE_D2H, 5));
+	assert_non_null(at(r, FE_D2H, 6));
+	assert_null(at(r, FE_H2D, 7));
+	assert_int_equal(count(r, FE_H2D), 1); /* the to_device at line 3 */
+	free(r);
+}
+
+/* ---- array modules ---- */
+
+static void test_array_module_alias(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"import cupy\n"
+		"def solve(a, b):\n"
+		"    xp = cupy.get_array_module(a)\n"
+		"    for i in range(100):\n"
+		"        if xp.vdot(a, b).item() < 1:\n"  /* 6: found, for the GPU call only */
+		"            break\n"
+		"    return xp.zeros(3)\n"
+		"x_cpu = solve(np.ones(3), np.ones(3))\n"
+		"x_gpu = solve(cupy.ones(3), cupy.ones(3))\n"
+		"print(np.linalg.norm(x_cpu))\n"           /* 11: a host array: not a CPU call on device data */
+		"use_gpu = True\n"
+		"xq = cupy if use_gpu else np\n"
+		"for i in range(100):\n"
+		"    float(xq.ones(3).sum())\n"            /* 15: found: code written for both runs on the GPU */
+		"    if xq is cupy:\n"                      /* 16: comparing modules is no copy */
+		"        pass\n");
+	const struct rec *e = at(r, FE_D2H, 6);
+	assert_non_null(e);
+	assert_true(e->depth == 1);
+	assert_null(at(r, FE_CPU_CALL, 11));
+	assert_non_null(at(r, FE_D2H, 15));
+	assert_null(at(r, FE_TRUTH, 16));
+	free(r);
+}
+
+/* ---- false alarms of the old scanner ---- */
+
+static void test_order_and_host_values(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"for i in range(100):\n"
+		"    rho = x.sum().item()\n"      /* 5: found */
+		"    if abs(rho) < 1e-3:\n"       /* 6: rho is a host float now */
+		"        break\n"
+		"x = np.zeros(3)\n"
+		"for i in range(100):\n"
+		"    float(x)\n"                  /* 10: reassigned to a host array */
+		"    h = cp.asarray(cp.ones(3))\n"); /* 11: already on the device: no transfer */
+	assert_non_null(at(r, FE_D2H, 5));
+	assert_null(at(r, FE_TRUTH, 6));
+	assert_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_H2D, 11));
+	free(r);
+}
+
+static void test_numpy_dispatch_keeps_device_values(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"for i in range(100):\n"
+		"    s = np.sqrt(x)\n"            /* 5: a CPU call on device data (the rule decides) */
+		"    float(np.sum(s))\n");        /* 6: found: NumPy handed it to CuPy, the result is on the GPU */
+	assert_non_null(at(r, FE_CPU_CALL, 5));
+	assert_non_null(at(r, FE_D2H, 6));
+	free(r);
+}
+
+/* ---- cold and throttled places ---- */
+
+static void test_cold_and_throttled(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"for epoch in range(100):\n"
+		"    float(x)\n"                          /* 4: once per epoch: depth 0 */
+		"    for i in range(1000):\n"
+		"        if i % 10 == 0:\n"
+		"            float(x)\n"                  /* 7: throttled */
+		"        if verbose:\n"
+		"            print(x)\n"                  /* 9: throttled */
+		"        float(x)\n"                      /* 10: hot */
+		"for i in range(0, 1000, check_every):\n"
+		"    float(x)\n"                          /* 12: once per check */
+		"for gpu_id in range(n):\n"
+		"    with cp.cuda.Device(gpu_id):\n"
+		"        y = cp.asarray(h)\n"             /* 15: one copy per device */
+		"for j in range(3):\n"
+		"    float(x)\n");                        /* 17: a handful of iterations */
+	assert_int_equal(at(r, FE_D2H, 4)->depth, 0);
+	assert_true(at(r, FE_D2H, 7)->throttled);
+	assert_true(at(r, FE_D2H, 9)->throttled);
+	const struct rec *hot = at(r, FE_D2H, 10);
+	assert_int_equal(hot->depth, 1);
+	assert_false(hot->throttled);
+	assert_int_equal(hot->loop_line, 5);
+	assert_int_equal(at(r, FE_D2H, 12)->depth, 0);
+	assert_int_equal(at(r, FE_H2D, 15)->depth, 0);
+	assert_int_equal(at(r, FE_D2H, 17)->depth, 0);
+	free(r);
+}
+
+static void test_async_copies(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"s = cp.cuda.Stream()\n"
+		"for k in range(100):\n"
+		"    h = cp.asnumpy(x, blocking=False)\n"  /* 5: async */
+		"    x.get(out=pinned)\n"                  /* 6: async, into pinned memory */
+		"    with s:\n"
+		"        x.get()\n"                        /* 8: queued on a stream */
+		"    x.get()\n");                          /* 9: blocking */
+	assert_true(at(r, FE_D2H, 5)->async);
+	assert_true(at(r, FE_D2H, 6)->async);
+	assert_true(at(r, FE_D2H, 8)->async);
+	assert_false(at(r, FE_D2H, 9)->async);
+	free(r);
+}
+
+/* ---- the flow itself: loops and branches ---- */
+
+static void test_loop_fixed_point_and_branches(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"import cupy as cp\n"
+		"h = np.ones(3)\n"
+		"x = h\n"
+		"for i in range(100):\n"
+		"    float(x)\n"                     /* 6: found: x is on the device from the 2nd iteration */
+		"    x = cp.asarray(h)\n"
+		"if flag:\n"
+		"    y = cp.ones(3)\n"
+		"else:\n"
+		"    y = np.ones(3)\n"
+		"for i in range(100):\n"
+		"    float(y)\n"                     /* 13: found: may be on the device */
+		"z = cp.ones(3)\n"
+		"if backend_is_gpu:\n"
+		"    z = z.get()\n"                  /* brought home on the only path that had it */
+		"for i in range(100):\n"
+		"    float(z)\n"                     /* 18: host */
+		"state = cp.zeros(3)\n"
+		"for i in range(100):\n"
+		"    hs = cp.asnumpy(state)\n"
+		"    state = cp.asarray(hs)\n");     /* 22: there and back */
+	assert_non_null(at(r, FE_D2H, 6));
+	assert_non_null(at(r, FE_D2H, 13));
+	assert_null(at(r, FE_D2H, 18));
+	const struct rec *b = at(r, FE_H2D, 22);
+	assert_non_null(b);
+	assert_int_equal(b->back_line, 21);
+	free(r);
+}
+
+/* ---- timing ---- */
+
+static void test_clock_reads(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import cupy as cp\n"
+		"import torch\n"
+		"a = cp.ones(3)\n"
+		"def wait():\n"
+		"    torch.cuda.synchronize()\n"
+		"t0 = time.perf_counter()\n"
+		"b = a @ a\n"
+		"t1 = time.perf_counter()\n"          /* 9: found */
+		"b = a @ a\n"
+		"s = b.sum().item()\n"
+		"t2 = time.perf_counter()\n"          /* 12: the .item() waited */
+		"b = a @ a\n"
+		"wait()\n"
+		"t3 = time.perf_counter()\n"          /* 15: a helper synchronized */
+		"b = a @ a\n"
+		"st = cp.cuda.Stream()\n"
+		"with st.auto_synchronize():\n"
+		"    c = a @ a\n"
+		"t4 = time.perf_counter()\n"          /* 20: the with synchronized on exit */
+		"c = a @ a\n"
+		"t5 = time.perf_counter()\n"          /* 22: found: the sync comes after the clock */
+		"c.get()\n");
+	assert_non_null(at(r, FE_CLOCK, 9));
+	assert_null(at(r, FE_CLOCK, 12));
+	assert_null(at(r, FE_CLOCK, 15));
+	assert_null(at(r, FE_CLOCK, 20));
+	assert_non_null(at(r, FE_CLOCK, 22));
+	free(r);
+}
+
+/* ---- functions, summaries and the project ---- */
+
+static void test_hot_through_calls(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"def helper(x):\n"
+		"    return float(x.sum())\n"        /* 3: hot through the loop's call */
+		"def once(x):\n"
+		"    return float(x.sum())\n"        /* 5: called once */
+		"x = cp.ones(3)\n"
+		"for i in range(100):\n"
+		"    helper(x)\n"
+		"once(x)\n");
+	const struct rec *h = at(r, FE_D2H, 3);
+	assert_non_null(h);
+	assert_true(h->hot_func);
+	assert_int_equal(h->loop_line, 7);
+	const struct rec *o = at(r, FE_D2H, 5);
+	assert_non_null(o);
+	assert_false(o->hot_func);
+	assert_int_equal(o->depth, 0);
+	free(r);
+}
+
+static void test_methods_and_overrides(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"class Alg:\n"
+		"    def update(self):\n"
+		"        self._update()\n"
+		"class CG(Alg):\n"
+		"    def __init__(self, x):\n"
+		"        self.x = x\n"
+		"    def _update(self):\n"
+		"        float(self.x.sum())\n"      /* 9: found: CG._update runs per iteration */
+		"cg = CG(cp.ones(3))\n"
+		"for i in range(100):\n"
+		"    cg.update()\n");
+	const struct rec *e = at(r, FE_D2H, 9);
+	assert_non_null(e);
+	assert_true(e->hot_func);
+	free(r);
+}
+
+static void test_summary_and_project(void **state)
+{
+	(void)state;
+	struct flow_summary sa = {0}, sb = {0};
+	struct recorder *a = run_model("pkg/driver.py", "pkg.driver", NULL,
+				       "from pkg import helpers\n"
+				       "import cupy as cp\n"
+				       "x = cp.ones(3)\n"
+				       "for chunk in range(100):\n"
+				       "    helpers.process(x)\n", &sa);
+	struct recorder *b = run_model("pkg/helpers.py", "pkg.helpers", NULL,
+				       "import cupy as cp\n"
+				       "def process(x):\n"
+				       "    return _pad(x), 1\n"
+				       "def _pad(x):\n"
+				       "    return int(cp.ceil(x.shape[0] / 32))\n", &sb);
+	/* the driver's summary: the call, in the loop at line 4, with a device array */
+	bool seen = false;
+	for (size_t i = 0; i < sa.ncalls; i++)
+		if (!strcmp(sa.calls[i].callee, "pkg.helpers.process")) {
+			seen = true;
+			assert_int_equal(sa.calls[i].loop_line, 4);
+			assert_true(val_on_device(&sa.calls[i].args[0]));
+		}
+	assert_true(seen);
+	struct project *p = project_new();
+	project_add(p, "pkg/driver.py", "pkg.driver", &sa);
+	project_add(p, "pkg/helpers.py", "pkg.helpers", &sb);
+	project_finish(p);
+	const struct project_func *pf = project_func(p, "pkg.helpers.process");
+	assert_non_null(pf);
+	assert_true(pf->hot);
+	assert_int_equal(pf->hot_line, 4);
+	assert_string_equal(pf->hot_path, "pkg/driver.py");
+	const struct project_func *pad = project_func(p, "pkg.helpers._pad");
+	assert_non_null(pad);
+	assert_true(pad->hot); /* through process, in its own module */
+	/* helpers again, inside the project: the copy in _pad runs from the driver's loop */
+	struct recorder *c = run_model("pkg/helpers.py", "pkg.helpers", p,
+				       "import cupy as cp\n"
+				       "def process(x):\n"
+				       "    return _pad(x), 1\n"
+				       "def _pad(x):\n"
+				       "    return int(cp.ceil(x.shape[0] / 32))\n", NULL);
+	const struct rec *e = at(c, FE_D2H, 5);
+	assert_non_null(e);
+	assert_true(e->hot_func);
+	assert_true(e->via);
+	assert_int_equal(e->loop_line, 4);
+	/* and alone, without the project, nothing makes it hot */
+	const struct rec *alone = at(b, FE_D2H, 5);
+	assert_non_null(alone);
+	assert_false(alone->hot_func);
+	project_free(p);
+	flow_summary_free(&sa);
+	flow_summary_free(&sb);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_module_names(void **state)
+{
+	(void)state;
+	char *m = project_module_name("./src/tomocupy/processing/retrieve_phase.py");
+	assert_string_equal(m, "src.tomocupy.processing.retrieve_phase");
+	free(m);
+	m = project_module_name("pkg/__init__.py");
+	assert_string_equal(m, "pkg");
+	free(m);
+	m = project_module_name("notebooks/run 1.ipynb");
+	assert_string_equal(m, "notebooks.run 1");
+	free(m);
+}
+
+static void test_candidates(void **state)
+{
+	(void)state;
+	const char *yes[] = {"import cupy as cp\n", "from torch import nn\n", "xp = backend.get_array_module(x)\n",
+			     "y = device.xp.zeros(3)\n", "from numba import cuda\n"};
+	const char *no[] = {"import numpy as np\n", "import cupyx_like\n", "t = node.xpath('a')\n", "# torches\n"};
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+		assert_true(pyscan_gpu_candidate(yes[i], strlen(yes[i])));
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		assert_false(pyscan_gpu_candidate(no[i], strlen(no[i])));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_torch_device_variable),
+		cmocka_unit_test(test_torch_accelerator_and_names),
+		cmocka_unit_test(test_invariant_host_to_device),
+		cmocka_unit_test(test_and_or_abs_formatting),
+		cmocka_unit_test(test_tuples_and_two_functions),
+		cmocka_unit_test(test_numba_copies),
+		cmocka_unit_test(test_array_module_alias),
+		cmocka_unit_test(test_order_and_host_values),
+		cmocka_unit_test(test_numpy_dispatch_keeps_device_values),
+		cmocka_unit_test(test_cold_and_throttled),
+		cmocka_unit_test(test_async_copies),
+		cmocka_unit_test(test_loop_fixed_point_and_branches),
+		cmocka_unit_test(test_clock_reads),
+		cmocka_unit_test(test_hot_through_calls),
+		cmocka_unit_test(test_methods_and_overrides),
+		cmocka_unit_test(test_summary_and_project),
+		cmocka_unit_test(test_module_names),
+		cmocka_unit_test(test_candidates),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
