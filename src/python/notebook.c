@@ -14,6 +14,15 @@ static const char *const python_cell_magics[] = {
 	"time", "timeit", "capture", "prun", "debug", "cache", "load_ext",
 };
 
+/* `%%writefile [-a] NAME.py`: the cell is the program the notebook runs
+ * next (`!python NAME.py`), so it is scanned as Python. */
+static bool writes_python_file(const char *args, size_t n)
+{
+	while (n > 0 && (args[n - 1] == ' ' || args[n - 1] == '\t' || args[n - 1] == '\r'))
+		n--;
+	return n >= 3 && memcmp(args + n - 3, ".py", 3) == 0;
+}
+
 static bool cell_magic_is_python(const char *line, size_t n)
 {
 	const char *name = line + 2;
@@ -23,6 +32,8 @@ static bool cell_magic_is_python(const char *line, size_t n)
 	for (size_t i = 0; i < sizeof python_cell_magics / sizeof *python_cell_magics; i++)
 		if (strlen(python_cell_magics[i]) == len && memcmp(name, python_cell_magics[i], len) == 0)
 			return true;
+	if (len == 9 && memcmp(name, "writefile", 9) == 0)
+		return writes_python_file(name + len, n - 2 - len);
 	return false;
 }
 

@@ -64,7 +64,9 @@ def as_python(src):
         indent = line[:len(line) - len(body)]
         m = MAGIC_ASSIGN.match(line)
         if i == 1 and line.startswith("%%"):
-            whole_cell = line[2:].split()[0] not in PY_CELL_MAGICS
+            words = line[2:].split()
+            whole_cell = words[0] not in PY_CELL_MAGICS and not (
+                words[0] == "writefile" and len(words) > 1 and words[-1].endswith(".py"))
             out.append("#" + line[1:])
             magic.add(i)
         elif whole_cell:
@@ -277,3 +279,20 @@ def test_line_magic_bodies_are_scanned():
     assert timed
     flagged = {(f["path"], f["cell"], f["line"]) for f in scan_folder()["findings"]}
     assert timed & flagged, f"no finding on any of {len(timed)} timed calls"
+
+
+def test_writefile_cells_are_the_program(tmp_path):
+    """A `%%writefile NAME.py` cell holds the program the notebook runs next:
+    it is scanned as Python; a %%writefile of anything else is not."""
+    prog = ["%%writefile power.py\n", "import cupy as cp\n", "v = cp.ones(8)\n",
+            "for i in range(1000):\n", "    if cp.linalg.norm(v) < 1e-6:\n", "        break\n"]
+    data = ["%%writefile notes.txt\n", "import cupy as cp\n", "for i in range(1000):\n",
+            "    x = cp.ones(3).get()\n"]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": prog},
+                    {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": data}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "wf.ipynb"
+    path.write_text(json.dumps(nb))
+    r = run("scan", "--format", "json", "--fail-on", "never", path)
+    found = [(f["cell"], f["line"], f["rule"]) for f in r.json()["findings"] if f["rule"].startswith("GPU6")]
+    assert found == [(1, 5, "GPU601")], found
