@@ -26,6 +26,7 @@
 #define FLOW_MEMO 6          /* analyses kept per function */
 #define FLOW_BUDGET 600000   /* evaluated nodes per file */
 #define FLOW_FIX_NEST 2      /* loops nested deeper run their body once, not to a fixed point */
+#define FLOW_MAX_NEST 96     /* expressions and statements nested deeper are unknown */
 
 /* ---- state ---- */
 
@@ -111,6 +112,7 @@ struct flow {
 	int silent;
 	long budget;
 	int calls;
+	int nest;            /* eval / exec recursion depth */
 	const char *module;
 	struct flow_summary *sum;
 };
@@ -1831,22 +1833,26 @@ static struct val eval_comprehension(struct flow *f, PNode n)
  * device value is copied back to answer. */
 static struct val eval_test(struct flow *f, PNode n)
 {
+	if (f->nest >= FLOW_MAX_NEST)
+		return V(V_UNKNOWN);
 	enum nk k = K(f, n);
-	if (k == NK_PARENTHESIZED)
-		return eval_test(f, pn_named_child(n, 0));
-	if (k == NK_NOT) {
-		eval_test(f, F(f, n, F_ARGUMENT));
+	if (k == NK_PARENTHESIZED || k == NK_NOT) {
+		f->nest++;
+		eval_test(f, k == NK_NOT ? F(f, n, F_ARGUMENT) : pn_named_child(n, 0));
+		f->nest--;
 		return VD(V_HOST_SCALAR, FAM_NONE, 0);
 	}
 	if (k == NK_BOOLEAN) {
 		/* `i % n == 0 and bool(x)`: the right side runs only now and then */
 		PNode left = F(f, n, F_LEFT);
+		f->nest++;
 		eval_test(f, left);
 		bool thr = f->cur->throttled;
 		if (text_is(f, F(f, n, F_OPERATOR), "and") && throttling(f, left))
 			f->cur->throttled = true;
 		eval_test(f, F(f, n, F_RIGHT));
 		f->cur->throttled = thr;
+		f->nest--;
 		return VD(V_HOST_SCALAR, FAM_NONE, 0);
 	}
 	struct val v = eval(f, n);
@@ -1854,10 +1860,21 @@ static struct val eval_test(struct flow *f, PNode n)
 	return val_on_device(&v) ? VD(V_HOST_SCALAR, FAM_NONE, 0) : v;
 }
 
+static struct val eval_node(struct flow *f, PNode n);
+
+/* Bounded recursion: a deeply nested expression is unknown past the bound. */
 static struct val eval(struct flow *f, PNode n)
 {
-	if (pn_is_null(n) || f->budget-- <= 0)
+	if (pn_is_null(n) || f->budget-- <= 0 || f->nest >= FLOW_MAX_NEST)
 		return V(V_UNKNOWN);
+	f->nest++;
+	struct val v = eval_node(f, n);
+	f->nest--;
+	return v;
+}
+
+static struct val eval_node(struct flow *f, PNode n)
+{
 	uint32_t line;
 	switch (K(f, n)) {
 	case NK_IDENTIFIER: {
@@ -2659,9 +2676,13 @@ static void exec_stmt(struct flow *f, PNode s)
 
 static void exec_block(struct flow *f, PNode block)
 {
+	if (f->nest >= FLOW_MAX_NEST)
+		return;
+	f->nest++;
 	uint32_t k = pn_named_child_count(block);
 	for (uint32_t i = 0; i < k && !f->cur->dead && f->budget > 0; i++)
 		exec_stmt(f, pn_named_child(block, i));
+	f->nest--;
 }
 
 /* ---- functions ---- */

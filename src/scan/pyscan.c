@@ -47,6 +47,11 @@ void pyscanner_keep_text(struct pyscanner *ps, bool keep)
 	ps->keep_text = keep;
 }
 
+void pyscanner_force_flow(struct pyscanner *ps, bool force)
+{
+	ps->force_flow = force;
+}
+
 void pyscanner_free(struct pyscanner *ps)
 {
 	if (!ps)
@@ -480,7 +485,7 @@ bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pysc
 	}
 	propagate_hot(&c);
 	rank_findings(&c);
-	if (pyscan_gpu_candidate(src->text, src->len))
+	if (ps->force_flow || pyscan_gpu_candidate(src->text, src->len))
 		run_flow(ps, src, pp, out, root);
 	if (ps->tree.first_error != PT_NULL) {
 		PNode e = {&ps->tree, ps->tree.first_error};

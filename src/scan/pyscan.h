@@ -56,6 +56,8 @@ struct pyscanner *pyscanner_new(const struct kb *kb);
  * for code frames, the per-library first step). Default: true. */
 void pyscanner_keep_text(struct pyscanner *ps, bool keep);
 void pyscanner_free(struct pyscanner *ps); /* accepts NULL */
+/* Runs the flow model on every file, GPU library or not (tests, fuzzing). */
+void pyscanner_force_flow(struct pyscanner *ps, bool force);
 
 /* Scans src into out (which must be zeroed or freed). Returns false and
  * sets *why (owned) only when the parser gave up (time limit). */

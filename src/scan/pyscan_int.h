@@ -29,6 +29,7 @@ struct pyscanner {
 	const struct rule *fallback_rule;
 	const struct rule *anti[5]; /* GPU601..GPU605 */
 	bool keep_text;
+	bool force_flow;
 };
 
 struct scope {
