@@ -25,10 +25,10 @@ SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
 FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "default", "why"}
 EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
-TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods"}
+TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "attributes", "items"}
 FLOWS = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"}
 ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
-              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow"}
+              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type"}
 LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
             "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
             "returns"}
@@ -66,6 +66,9 @@ def check_entry(path, e, rule_ids, where):
         fail(path, where, f"unknown target '{e['target']}'")
     if "effect" in e and e["effect"] not in EFFECTS:
         fail(path, where, f"unknown effect '{e['effect']}'")
+    for t, spec in e.get("by_arg_type", {}).get("types", {}).items():
+        if spec.get("rule") not in rule_ids or spec.get("target", None) not in TARGETS or "message" not in spec:
+            fail(path, where, f"by_arg_type.{t}: needs a known rule, a target and a message")
     if "flow" in e and e["flow"] not in FLOWS:
         fail(path, where, f"unknown flow '{e['flow']}'")
     if ("device_if" in e) != ("device_returns" in e):

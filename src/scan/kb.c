@@ -165,6 +165,27 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 	out->returns = jstr(e, "returns");
 	out->library = jstr(e, "library");
 	out->flow = jstr(e, "flow");
+	json_t *fills = json_object_get(e, "fills");
+	if (fills) {
+		out->fills_type = jstr(fills, "type");
+		json_t *fp = json_object_get(fills, "pos");
+		if (!out->fills_type || !json_is_integer(fp))
+			return xasprintf("%s: %s: \"fills\" needs \"pos\" and \"type\"", lib->file, where);
+		out->fills_pos = (int)json_integer_value(fp);
+	}
+	out->by_arg_type = json_object_get(e, "by_arg_type");
+	if (out->by_arg_type) {
+		json_t *types = json_object_get(out->by_arg_type, "types");
+		const char *tn;
+		json_t *spec;
+		if (!json_is_integer(json_object_get(out->by_arg_type, "pos")) || !json_is_object(types))
+			return xasprintf("%s: %s: \"by_arg_type\" needs \"pos\" and a \"types\" object", lib->file, where);
+		json_object_foreach(types, tn, spec) {
+			const char *r = jstr(spec, "rule");
+			if (!r || !kb_rule(kb, r) || !valid_target(json_object_get(spec, "target")) || !jstr(spec, "message"))
+				return xasprintf("%s: %s: by_arg_type.%s needs a known rule, a target and a message", lib->file, where, tn);
+		}
+	}
 	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"};
 	bool known_flow = out->flow == NULL;
 	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
@@ -320,6 +341,8 @@ static char *load_types(struct kb *kb)
 					t->returns_self = ret && strcmp(ret, "self") == 0;
 					t->host_attributes = json_object_get(spec, "host_attributes");
 					t->host_methods = json_object_get(spec, "host_methods");
+					t->attributes = json_object_get(spec, "attributes");
+					t->items = jstr(spec, "items");
 				}
 				n++;
 			}

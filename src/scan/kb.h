@@ -67,6 +67,13 @@ struct kb_entry {
 	 * "host" (returns host data), "converts" (a NumPy function that converts
 	 * its argument, so CuPy refuses it), or NULL */
 	const char *flow;
+	/* "fills": the call writes data of type fills_type into its argument at
+	 * fills_pos (f.readinto(buf)); fills_type NULL: none */
+	const char *fills_type;
+	int fills_pos;
+	/* "by_arg_type": {"pos": N, "types": {TYPE: {"rule", "target", "message", "fix"}}}:
+	 * a finding of its own when that argument holds a value of TYPE (borrowed) */
+	json_t *by_arg_type;
 	struct kb_fallback *fallbacks;
 	size_t nfallbacks;
 	enum effect effect;
@@ -103,6 +110,8 @@ struct kb_type {
 	bool returns_self;       /* unlisted methods return this type */
 	json_t *host_attributes; /* attributes that are host metadata (array) */
 	json_t *host_methods;    /* methods that return host metadata (size(), dim(), ...) */
+	json_t *attributes;      /* attribute -> the type of its value (object), or NULL */
+	const char *items;       /* the type of value[key], or NULL */
 };
 
 struct kb {

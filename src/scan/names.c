@@ -7,6 +7,7 @@
  * The walker (pyscan.c) drives it; the rules (rules_lib.c, rules_loops.c)
  * ask it. It calls neither. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,7 +229,9 @@ static struct res member_value(struct ctx *c, struct res m)
 	const struct kb_type *t = kb_type(c->kb, type);
 	const char *attr = m.name + strlen(type) + 1;
 	struct res r = res_none();
-	if (t && (t->returns_self || t->methods == POL_PORT)) {
+	if (t && t->attributes && json_is_string(json_object_get(t->attributes, attr))) {
+		r = typed(json_string_value(json_object_get(t->attributes, attr)), NULL);
+	} else if (t && (t->returns_self || t->methods == POL_PORT)) {
 		bool host = false;
 		size_t i;
 		json_t *a;
@@ -284,6 +287,15 @@ struct res resolve(struct ctx *c, PNode n, int depth)
 				return (struct res){R_VALUE, xstrdup(b->qual)};
 			return res_none();
 		}
+		/* a builtin the knowledge lists (open -> builtins.open) */
+		if (len < 48) {
+			char q[64];
+			snprintf(q, sizeof q, "builtins.%.*s", (int)len, s);
+			const struct kb_library *bl = kb_library_for(c->kb, q);
+			const struct kb_entry *be = bl ? kb_lookup(bl, q) : NULL;
+			if (be && !be->is_pattern)
+				return (struct res){R_QUAL, xstrdup(q)};
+		}
 		/* `from numpy import *`: a known name of a star-imported module. */
 		for (size_t i = c->nscopes; i-- > 0;) {
 			const struct scope *sc = &c->scopes[i];
@@ -321,6 +333,10 @@ struct res resolve(struct ctx *c, PNode n, int depth)
 			v = member_value(c, v);
 		if (v.kind == R_VALUE) {
 			const struct kb_type *t = kb_type(c->kb, v.name);
+			if (t && t->items) {
+				free(v.name);
+				return typed(t->items, NULL);
+			}
 			if (t && (t->methods == POL_PORT || t->returns_self))
 				return v;
 		}
@@ -569,3 +585,38 @@ void commit_return(struct ctx *c, int f)
 	fr->ret_mixed = false;
 }
 
+
+/* `with open(path, "rb") as f:` binds f to what the expression gives. */
+void visit_with_item(struct ctx *c, PNode item)
+{
+	PNode v = node_field(c, item, F_VALUE);
+	if (node_kind(c, v) != NK_AS_PATTERN)
+		return;
+	PNode expr = pn_named_child(v, 0), alias = node_field(c, v, F_ALIAS);
+	if (node_kind(c, alias) != NK_IDENTIFIER && pn_named_child_count(alias) > 0)
+		alias = pn_named_child(alias, 0);
+	if (node_kind(c, alias) != NK_IDENTIFIER)
+		return;
+	struct res r = resolve_value(c, expr);
+	if (r.kind == R_VALUE)
+		bind_node(c, alias, B_VALUE, r.name);
+	else
+		bind_node(c, alias, B_SHADOW, NULL);
+	free(r.name);
+}
+
+/* `while chunk := f.read(n):` binds chunk as an assignment would. */
+void visit_named_expr(struct ctx *c, PNode n)
+{
+	PNode name = node_field(c, n, F_NAME);
+	if (node_kind(c, name) != NK_IDENTIFIER)
+		return;
+	struct res r = resolve_value(c, node_field(c, n, F_VALUE));
+	if (r.kind == R_VALUE)
+		bind_node(c, name, B_VALUE, r.name);
+	else if (r.kind == R_QUAL)
+		bind_node(c, name, B_QUAL, r.name);
+	else
+		bind_node(c, name, B_SHADOW, NULL);
+	free(r.name);
+}

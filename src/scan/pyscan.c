@@ -227,6 +227,12 @@ static void leave(struct ctx *c, PNode n)
 	case NK_RETURN:
 		visit_return(c, n);
 		break;
+	case NK_WITH_ITEM:
+		visit_with_item(c, n);
+		break;
+	case NK_NAMED_EXPR:
+		visit_named_expr(c, n);
+		break;
 	case NK_EXCEPT:
 		c->except_depth--;
 		break;

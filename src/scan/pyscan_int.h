@@ -153,6 +153,8 @@ void shadow_targets(struct ctx *c, PNode t, int depth);
 void visit_assignment(struct ctx *c, PNode a);
 void visit_return(struct ctx *c, PNode ret);
 void commit_return(struct ctx *c, int f);
+void visit_with_item(struct ctx *c, PNode item);
+void visit_named_expr(struct ctx *c, PNode n);
 
 /* rules_lib.c */
 void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args);

@@ -338,6 +338,46 @@ const struct kb_entry *callee_entry(const struct ctx *c, const struct res *r,
 	return e;
 }
 
+/* numpy.frombuffer(data) where data came from a file or the network: the
+ * entry's finding for that kind of data (KvikIO reads it into GPU memory). */
+static bool by_arg_type(struct ctx *c, PNode call, PNode args, const struct kb_library *lib,
+			const struct kb_entry *e, const char *name)
+{
+	int pos = (int)json_integer_value(json_object_get(e->by_arg_type, "pos"));
+	if (node_kind(c, args) != NK_ARGUMENT_LIST)
+		return false;
+	PNode a = PN_NULL;
+	uint32_t n = pn_named_child_count(args);
+	for (uint32_t i = 0, p = 0; i < n; i++) {
+		PNode x = pn_named_child(args, i);
+		enum nk k = node_kind(c, x);
+		if (k == NK_KEYWORD_ARGUMENT || k == NK_LIST_SPLAT || k == NK_DICT_SPLAT)
+			break;
+		if (k != NK_COMMENT && (int)p++ == pos) {
+			a = x;
+			break;
+		}
+	}
+	if (pn_is_null(a))
+		return false;
+	struct res r = resolve_value(c, a);
+	json_t *spec = r.kind == R_VALUE ? json_object_get(json_object_get(e->by_arg_type, "types"), r.name) : NULL;
+	free(r.name);
+	if (!spec)
+		return false;
+	const struct rule *rule = kb_rule(c->kb, json_string_value(json_object_get(spec, "rule")));
+	const char *target = json_string_value(json_object_get(spec, "target"));
+	struct tvars v = {.name = name, .short_name = name, .target = target, .script = script_name(c),
+			  .library = lib->id};
+	struct finding *f = add_finding(c, call, rule, lib->id, lib->display, target, name);
+	f->message = expand(json_string_value(json_object_get(spec, "message")), &v);
+	const char *fix = json_string_value(json_object_get(spec, "fix"));
+	f->fix = fix ? expand(fix, &v) : NULL;
+	if (c->ps->keep_text && fix)
+		f->headline = expand(fix, &v);
+	return true;
+}
+
 void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 {
 	struct res r = resolve(c, callee, 0);
@@ -345,6 +385,16 @@ void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 	const struct kb_type *type;
 	const struct kb_entry *e = callee_entry(c, &r, &lib, &type);
 	if (!lib) {
+		free(r.name);
+		return;
+	}
+	/* f.readinto(buf): buf now holds what the file gives */
+	if (e && e->fills_type && node_kind(c, args) == NK_ARGUMENT_LIST) {
+		PNode a = pn_named_child(args, (uint32_t)e->fills_pos);
+		if (node_kind(c, a) == NK_IDENTIFIER)
+			bind_node(c, a, B_VALUE, e->fills_type);
+	}
+	if (e && e->by_arg_type && by_arg_type(c, call, args, lib, e, r.name)) {
 		free(r.name);
 		return;
 	}
