@@ -20,7 +20,7 @@ TARGETS = {"cupy", "cudf.pandas", "cudf", "cuml.accel", "cuml", "nx-cugraph", "c
            "raft", "dask", None}
 CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-loop",
               "roundtrip-in-loop", "unsynchronized-timing", "transfer-in-loop",
-              "mixed-host-device", "no-gpu-path"}
+              "mixed-host-device", "no-gpu-path", "not-in-knowledge"}
 SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
 FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "default", "why"}
@@ -28,10 +28,10 @@ EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
 TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "attributes", "items"}
 FLOWS = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"}
 ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
-              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type"}
+              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type", "quiet"}
 LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
             "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
-            "returns"}
+            "returns", "verdicts"}
 
 
 def fail(path, where, msg):

@@ -10,7 +10,9 @@ COMMIT:PATH`. Nothing is fetched from the network, and the third-party files
 are never committed: they land in DEST (default files/ beside this script,
 ignored by git).
 
-Usage: fetch.py [--mirrors DIR] [--dest DIR]
+Usage: fetch.py [--mirrors DIR] [--dest DIR] [--corpus FILE]
+(--corpus: another corpus file of the same form, e.g. ../scan_coverage/corpus.json;
+--dest then defaults to files/ beside it)
 Exit codes: 0 all files there, 2 a repository or a file could not be had
 (the message names it and what to do)."""
 import argparse
@@ -22,16 +24,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def load_corpus():
-    return json.loads((HERE / "corpus.json").read_text())
+def load_corpus(path=None):
+    return json.loads(Path(path or HERE / "corpus.json").read_text())
 
 
 def repo_dir(mirrors, repo):
     return Path(mirrors) / repo.replace("/", "+") / "repo"
 
 
-def fetch(mirrors, dest):
-    corpus = load_corpus()
+def fetch(mirrors, dest, corpus_path=None):
+    corpus = load_corpus(corpus_path)
     problems = []
     count = 0
     for unit in corpus["repos"]:
@@ -59,9 +61,11 @@ def fetch(mirrors, dest):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirrors", default="/work/.mirror")
-    ap.add_argument("--dest", default=str(HERE / "files"))
+    ap.add_argument("--dest")
+    ap.add_argument("--corpus")
     a = ap.parse_args()
-    sys.exit(fetch(a.mirrors, a.dest))
+    dest = a.dest or str(Path(a.corpus).resolve().parent / "files" if a.corpus else HERE / "files")
+    sys.exit(fetch(a.mirrors, dest, a.corpus))
 
 
 if __name__ == "__main__":

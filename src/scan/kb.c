@@ -146,6 +146,7 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 	out->is_pattern = strpbrk(where, "*?[") != NULL;
 	out->lib = lib;
 	out->ignore = json_is_true(json_object_get(e, "ignore"));
+	out->quiet = json_is_true(json_object_get(e, "quiet"));
 	json_t *gpu = json_object_get(e, "gpu");
 	out->gpu = !json_is_false(gpu);
 	const char *rule = jstr(e, "rule");
@@ -251,6 +252,7 @@ static char *load_library(struct kb *kb, size_t li, const char *file, json_t *do
 	lib->headline_fix = jstr(doc, "headline_fix");
 	lib->notebook_fix = jstr(doc, "notebook_fix");
 	lib->returns = jstr(doc, "returns");
+	lib->verdicts = json_is_true(json_object_get(doc, "verdicts"));
 	const char *rule = jstr(doc, "rule");
 	if (rule && !(lib->rule = kb_rule(kb, rule)))
 		return xasprintf("%s: file: unknown rule '%s'", file, rule);

@@ -56,6 +56,7 @@ struct kb_entry {
 	const char *name;      /* qualified name, or a glob pattern, or an import's module */
 	bool is_pattern;
 	bool ignore;
+	bool quiet;            /* ignore, and not even a CPU-helper note (test helpers) */
 	bool gpu;
 	const struct rule *rule;
 	bool has_target;       /* the entry names its own target (maybe null) */
@@ -87,6 +88,7 @@ struct kb_library {
 	const char *file, *id, *display, *source;
 	const char *target, *message, *fix, *headline_fix, *notebook_fix;
 	const char *returns; /* type of what unlisted calls return, or NULL */
+	bool verdicts;       /* every call gets a verdict (GPU209 helper, GPU900 unknown) */
 	const struct rule *rule;
 	const struct rule *no_gpu_rule;
 	const char *no_gpu_message, *no_gpu_fix;

@@ -37,6 +37,8 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 	ts_parser_set_timeout_micros(ps->parser, PARSE_TIMEOUT_US);
 	nodeinfo_init(&ps->ni, lang);
 	ps->fallback_rule = kb_rule(kb, "GPU301");
+	ps->helper_rule = kb_rule(kb, "GPU209");
+	ps->unknown_rule = kb_rule(kb, "GPU900");
 	ps->keep_text = true;
 	ps->anti[4] = kb_rule(kb, "GPU605");
 	return ps;
@@ -403,15 +405,25 @@ static bool learn_params(struct ctx *c)
  * (it costs more than the walk). */
 bool pyscan_gpu_candidate(const char *text, size_t len)
 {
+	/* an import must start its line (not `>>> import torch` in a docstring) */
 	static const char *const marks[] = {"import cupy", "from cupy", "import torch", "from torch",
 					    "numba import cuda", "numba.cuda", "import jax", "from jax",
 					    "get_array_module", ".xp"};
+	static const bool line_start[] = {true, true, true, true, false, false, true, true, false, false};
 	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
 		size_t n = strlen(marks[i]);
 		const char *p = text, *end = text + len;
 		while ((p = memmem(p, (size_t)(end - p), marks[i], n))) {
 			const char *after = p + n;
-			if (after >= end || !(isalnum((unsigned char)*after) || *after == '_'))
+			bool ends = after >= end || !(isalnum((unsigned char)*after) || *after == '_');
+			bool starts = true;
+			if (line_start[i])
+				for (const char *b = p; b > text && b[-1] != '\n'; b--)
+					if (b[-1] != ' ' && b[-1] != '\t') {
+						starts = false;
+						break;
+					}
+			if (ends && starts)
 				return true;
 			p = after;
 		}

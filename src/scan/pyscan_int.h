@@ -27,6 +27,8 @@ struct pyscanner {
 	struct pt_tree tree;       /* the tree of the file being scanned, reused across files */
 	struct nodeinfo ni;        /* node kinds and fields of the grammar */
 	const struct rule *fallback_rule;
+	const struct rule *helper_rule;  /* GPU209: a CPU call with nothing to port */
+	const struct rule *unknown_rule; /* GPU900: a call the knowledge has no fact about */
 	const struct rule *anti[5]; /* GPU601..GPU605 */
 	bool keep_text;
 	bool force_flow;

@@ -76,7 +76,8 @@ struct group {
  * calls that stay on the CPU, not with the GPU paths. */
 static bool note_without_path(const struct finding *f)
 {
-	return f->rule->severity == SEV_NOTE && strcmp(f->rule->category, "no-gpu-path") == 0;
+	return f->rule->severity == SEV_NOTE && (strcmp(f->rule->category, "no-gpu-path") == 0 ||
+						 strcmp(f->rule->category, "not-in-knowledge") == 0);
 }
 
 static void headlines(FILE *out, const struct style *s, const struct scan_file *sf)

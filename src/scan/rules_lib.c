@@ -338,6 +338,41 @@ const struct kb_entry *callee_entry(const struct ctx *c, const struct res *r,
 	return e;
 }
 
+/* A CPU library gpuopt covers call by call ("verdicts": true), as opposed
+ * to a GPU library or one whose calls only type values. */
+static bool covered_library(const struct kb_library *lib)
+{
+	return lib->verdicts;
+}
+
+/* Every call into a covered library has a verdict: an "ignore" entry is a
+ * CPU helper with nothing to port (GPU209, with the entry's message), a
+ * call no entry names is reported as unknown to the knowledge (GPU900). */
+static void verdict(struct ctx *c, PNode call, const struct kb_library *lib, const struct kb_entry *e,
+		    const char *name, bool unknown)
+{
+	const struct rule *rule = unknown ? c->ps->unknown_rule : c->ps->helper_rule;
+	if (!rule || !covered_library(lib))
+		return;
+	const char *dot = strrchr(name, '.');
+	const char *last = dot ? dot + 1 : name;
+	/* raising the library's exceptions, and its private internals (library
+	 * code calling itself), call for no verdict */
+	if (str_ends_with(last, "Error") || str_ends_with(last, "Exception") || str_ends_with(last, "Warning") ||
+	    *last == '_' || strstr(name, "._"))
+		return;
+	struct tvars v = {.name = name, .short_name = dot ? dot + 1 : name, .why = e ? e->why : NULL,
+			  .script = script_name(c), .library = lib->id};
+	struct finding *f = add_finding(c, call, rule, lib->id, lib->display, NULL, name);
+	const char *msg = unknown ? "gpuopt's knowledge has no fact about {name}: whether it has a GPU path is not known"
+		: e && e->message ? e->message
+		: e && e->why ? "{name} stays on the CPU and needs no GPU path: {why}"
+		: "{name} stays on the CPU and needs no GPU path (it configures, reads, plots or organizes work rather than computing on the data)";
+	f->message = expand(msg, &v);
+	f->fix = unknown ? xasprintf("nothing to do here; a knowledge entry for %s (data/knowledge/) would give it a verdict", name)
+		 : e && e->fix ? expand(e->fix, &v) : NULL;
+}
+
 /* numpy.frombuffer(data) where data came from a file or the network: the
  * entry's finding for that kind of data (KvikIO reads it into GPU memory). */
 static bool by_arg_type(struct ctx *c, PNode call, PNode args, const struct kb_library *lib,
@@ -404,7 +439,10 @@ void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 		site = isupper((unsigned char)(dot ? dot[1] : r.name[0])) ? SITE_CLASS : SITE_FUNCTION;
 	}
 	if (e) {
-		if (!e->ignore && !e->gpu) {
+		if (e->ignore && site != SITE_METHOD) {
+			if (!e->quiet)
+				verdict(c, call, lib, e, r.name, false);
+		} else if (!e->ignore && !e->gpu) {
 			emit(c, call, lib, e, r.name, false, NULL, PN_NULL, NULL);
 		} else if (!e->ignore) {
 			for (size_t i = 0; i < e->nfallbacks; i++) {
@@ -429,6 +467,8 @@ void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 			      : method_policy(lib, type);
 		if (p != POL_IGNORE)
 			emit(c, call, lib, NULL, r.name, p == POL_PORT, NULL, PN_NULL, NULL);
+		else if (site != SITE_METHOD)
+			verdict(c, call, lib, NULL, r.name, true);
 	}
 	free(r.name);
 }

@@ -111,7 +111,7 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 static void scan_at(struct job *j, struct pyscanner *ps, size_t i)
 {
 	if (j->in_project && j->in_project[i])
-		scan_in_project(ps, j->project, &j->files[i]);
+		scan_in_project(ps, j->project, &j->files[i]); /* project NULL: alone */
 	else
 		scan_one(ps, j->cache, &j->files[i]);
 	if (j->ropt)
@@ -223,6 +223,7 @@ static struct project *build_project(const struct scan_options *o, const struct 
 {
 	struct project *p = NULL;
 	struct pyscanner *ps = NULL;
+	size_t ncand = 0;
 	for (size_t i = 0; i < pl->files.len; i++) {
 		const char *path = pl->files.items[i];
 		if (strcmp(path, "-") == 0)
@@ -236,7 +237,26 @@ static struct project *build_project(const struct scan_options *o, const struct 
 			free(why);
 			continue;
 		}
-		if (pyscan_gpu_candidate(src.text, src.len)) {
+		in_project[i] = pyscan_gpu_candidate(src.text, src.len);
+		ncand += in_project[i];
+		source_free(&src);
+	}
+	/* one such file alone has no other module to learn from: it is scanned
+	 * alone (still uncached: the cache index must never hold such a file) */
+	if (ncand < 2)
+		return NULL;
+	for (size_t i = 0; i < pl->files.len; i++) {
+		const char *path = pl->files.items[i];
+		struct source src;
+		char *why;
+		if (!in_project[i])
+			continue;
+		in_project[i] = false;
+		if (!source_load(path, &src, &why)) {
+			free(why);
+			continue;
+		}
+		{
 			if (!ps) {
 				ps = pyscanner_new(o->kb);
 				pyscanner_keep_text(ps, false);
@@ -291,7 +311,7 @@ void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
 	struct project *project = build_project(o, &pl, in_project);
 	struct job j = {.kb = o->kb, .keep_text = o->keep_text, .nfiles = pl.files.len,
 			.ropt = o->render, .sink = sink,
-			.cache = o->cache, .project = project, .in_project = project ? in_project : NULL};
+			.cache = o->cache, .project = project, .in_project = in_project};
 	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
 	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
 	for (size_t i = 0; i < pl.files.len; i++)

@@ -18,7 +18,7 @@ for i in range(3):
     d = cp.asarray(chunk)  # rebuilt in the loop: fine
     again = cp.asarray(w_dev)  # already on the device: not a transfer
 
-scale = np.float32(2.0)
+scale = np.float32(2.0)  # expect: GPU209/-
 for i in range(3):
     weights_host = weights_host * scale
     w2 = cp.asarray(weights_host)  # changes each iteration: fine

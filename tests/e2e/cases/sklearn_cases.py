@@ -8,7 +8,7 @@ from sklearn.svm import SVC
 from sklearn.model_selection import train_test_split
 import umap
 
-X_train, X_test = train_test_split(X)
+X_train, X_test = train_test_split(X)  # expect: GPU209/-
 KMeans(n_clusters=8)  # expect: GPU104/cuml.accel
 KMeans(n_clusters=8, init=lambda X, k, random_state: X[:k])  # expect: GPU301/-
 DBSCAN(eps=0.5, algorithm="kd_tree")  # expect: GPU301/-
