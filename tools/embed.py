@@ -23,12 +23,13 @@ CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-
               "mixed-host-device", "no-gpu-path", "not-in-knowledge"}
 SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
-FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "default", "why"}
+FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "is", "default", "why"}
 EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
 TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "attributes", "items"}
 FLOWS = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"}
 ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
-              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type", "quiet"}
+              "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type", "quiet",
+              "meta"}
 LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
             "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
             "returns", "verdicts"}
@@ -79,9 +80,12 @@ def check_entry(path, e, rule_ids, where):
                 fail(path, where, f"fallback: unknown key '{k}'")
         if not isinstance(fb.get("arg"), str):
             fail(path, where, "fallback without 'arg'")
-        conds = [k for k in ("present", "equals", "not_in", "callable", "prefix") if k in fb]
+        conds = [k for k in ("present", "equals", "not_in", "callable", "prefix", "is") if k in fb]
         if len(conds) != 1:
-            fail(path, where, f"condition on '{fb['arg']}' needs exactly one of present/equals/not_in/callable/prefix")
+            fail(path, where, f"condition on '{fb['arg']}' needs exactly one of present/equals/not_in/callable/prefix/is")
+        if "is" in fb and (not isinstance(fb["is"], list) or
+                           any(t not in ("int", "float", "str", "bool", "null") for t in fb["is"])):
+            fail(path, where, f"condition on '{fb['arg']}': 'is' lists literal types (int, float, str, bool, null)")
 
 
 def check_knowledge(path, doc, rule_ids, seen_modules):

@@ -124,13 +124,16 @@ static char *load_condition(const struct kb_library *lib, const char *where, jso
 	if (ni) { fb->kind = FB_NOT_IN; fb->values = ni; k++; }
 	json_t *pre = json_object_get(f, "prefix");
 	if (pre) { fb->kind = FB_PREFIX; fb->values = pre; k++; }
+	json_t *is = json_object_get(f, "is");
+	if (is) { fb->kind = FB_IS; fb->values = is; k++; }
 	if (!fb->arg || k != 1 ||
-	    ((fb->kind == FB_EQUALS || fb->kind == FB_NOT_IN || fb->kind == FB_PREFIX) &&
+	    ((fb->kind == FB_EQUALS || fb->kind == FB_NOT_IN || fb->kind == FB_PREFIX ||
+	      fb->kind == FB_IS) &&
 	     !json_is_array(fb->values))) {
 		if (n)
-			return xasprintf("%s: %s: fallback #%zu needs \"arg\" and one of present/equals/not_in/callable/prefix",
+			return xasprintf("%s: %s: fallback #%zu needs \"arg\" and one of present/equals/not_in/callable/prefix/is",
 					 lib->file, where, n);
-		return xasprintf("%s: %s: device_if needs \"arg\" and one of present/equals/not_in/callable/prefix",
+		return xasprintf("%s: %s: device_if needs \"arg\" and one of present/equals/not_in/callable/prefix/is",
 				 lib->file, where);
 	}
 	return NULL;

@@ -27,7 +27,7 @@ struct rule {
 
 enum policy { POL_IGNORE, POL_PORT, POL_NOGPU };
 
-enum fb_kind { FB_PRESENT, FB_EQUALS, FB_NOT_IN, FB_CALLABLE, FB_PREFIX };
+enum fb_kind { FB_PRESENT, FB_EQUALS, FB_NOT_IN, FB_CALLABLE, FB_PREFIX, FB_IS };
 
 /* What a call does to the host/device data path (anti-pattern rules). */
 enum effect {
@@ -45,7 +45,7 @@ struct kb_fallback {
 	const char *arg;
 	int pos; /* -1: keyword only */
 	enum fb_kind kind;
-	json_t *values;  /* FB_EQUALS / FB_NOT_IN / FB_PREFIX: array (borrowed) */
+	json_t *values;  /* FB_EQUALS / FB_NOT_IN / FB_PREFIX / FB_IS: array (borrowed) */
 	json_t *def;     /* the library's default value, or NULL */
 	const char *why;
 };

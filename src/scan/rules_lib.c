@@ -115,6 +115,11 @@ static json_t *literal(const struct ctx *c, PNode v)
 		memcpy(tmp, s, len);
 		tmp[len] = '\0';
 		char *end;
+		if (node_kind(c, v) == NK_INTEGER) {
+			long long i = strtoll(tmp, &end, 10);
+			if (!*end)
+				return json_integer(i);
+		}
 		double d = strtod(tmp, &end);
 		return *end ? NULL : json_real(d);
 	}
@@ -123,6 +128,10 @@ static json_t *literal(const struct ctx *c, PNode v)
 		s = node_text(c, v, &len);
 		if (inner && json_is_real(inner) && len && s[0] == '-') {
 			json_real_set(inner, -json_real_value(inner));
+			return inner;
+		}
+		if (inner && json_is_integer(inner) && len && s[0] == '-') {
+			json_integer_set(inner, -json_integer_value(inner));
 			return inner;
 		}
 		json_decref(inner);
@@ -164,6 +173,19 @@ static bool value_in(json_t *v, json_t *values)
 	json_t *x;
 	json_array_foreach(values, i, x)
 		if (json_same(v, x))
+			return true;
+	return false;
+}
+
+/* Whether literal V is of one of TYPES ("int", "float", "str", "bool", "null"). */
+static bool is_type(json_t *v, json_t *types)
+{
+	const char *t = json_is_integer(v) ? "int" : json_is_real(v) ? "float"
+		      : json_is_string(v) ? "str" : json_is_boolean(v) ? "bool" : "null";
+	size_t i;
+	json_t *x;
+	json_array_foreach(types, i, x)
+		if (json_is_string(x) && !strcmp(json_string_value(x), t))
 			return true;
 	return false;
 }
@@ -232,6 +254,7 @@ bool condition_holds(struct ctx *c, PNode args, const struct kb_fallback *fb, PN
 	}
 	bool holds = fb->kind == FB_EQUALS ? value_in(lit, fb->values)
 		   : fb->kind == FB_PREFIX ? has_prefix(lit, fb->values)
+		   : fb->kind == FB_IS ? is_type(lit, fb->values)
 		   : !value_in(lit, fb->values);
 	if (holds) {
 		if (pn_is_null(a)) {

@@ -5,7 +5,7 @@ import faiss
 from annoy import AnnoyIndex
 import cv2
 
-G = nx.karate_club_graph()  # expect: GPU209/-
+G = nx.karate_club_graph()  # expect: GPU105/nx-cugraph
 pr = nx.pagerank(G, alpha=0.85)  # expect: GPU105/nx-cugraph
 pr2 = nx.pagerank(G, dangling={0: 1.0})  # expect: GPU301/-
 bc = nx.betweenness_centrality(G)  # expect: GPU105/nx-cugraph

@@ -11,3 +11,9 @@ for idx, row in sales.iterrows():  # expect: GPU206/-
 for row in joined.itertuples():  # expect: GPU206/-
     pass
 total = sales["amount"].sum()  # expect: GPU103/cudf.pandas
+# cuDF 26.10 has no cudf.isna / cudf.qcut / cudf.read_excel: pandas runs them on the CPU
+missing = pd.isna(sales)  # expect: GPU206/-
+missing2 = sales.isna()  # expect: GPU103/cudf.pandas
+bins = pd.qcut(sales["amount"], 4)  # expect: GPU206/-
+sheet = pd.read_excel("sales.xlsx")  # expect: GPU206/-
+feather = pd.read_feather("sales.feather")  # expect: GPU103/cudf.pandas

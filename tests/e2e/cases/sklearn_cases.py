@@ -35,3 +35,19 @@ AgglomerativeClustering(n_clusters=3)  # expect: GPU203/-
 GradientBoostingClassifier()  # expect: GPU203/-
 umap.UMAP(n_neighbors=15)  # expect: GPU104/cuml.accel
 umap.UMAP(densmap=True)  # expect: GPU301/-
+# facts read from the cuml-cu12 26.10.0 wheel by tools/check_knowledge.py
+from sklearn.cluster import HDBSCAN
+from sklearn.ensemble import IsolationForest
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.neighbors import KNeighborsClassifier
+RandomForestClassifier(max_samples=1000)  # expect: GPU301/-
+RandomForestClassifier(max_samples=0.5)  # expect: GPU104/cuml.accel
+HDBSCAN(min_cluster_size=10)  # expect: GPU104/cuml.accel
+HDBSCAN(metric="manhattan")  # expect: GPU301/-
+IsolationForest(n_estimators=200)  # expect: GPU104/cuml.accel
+IsolationForest(warm_start=True)  # expect: GPU301/-
+OneHotEncoder(handle_unknown="ignore")  # expect: GPU104/cuml.accel
+OneHotEncoder(min_frequency=5)  # expect: GPU301/-
+TSNE(init="spectral")  # expect: GPU301/-
+KNeighborsClassifier(weights=lambda d: 1 / d)  # expect: GPU301/-
+KNeighborsClassifier(weights="distance")  # expect: GPU104/cuml.accel
