@@ -32,9 +32,6 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 	ps->kb = kb;
 	ps->fast = pyparser_new(lang);
 	pt_init(&ps->tree);
-	ps->parser = ts_parser_new();
-	ts_parser_set_language(ps->parser, lang);
-	ts_parser_set_timeout_micros(ps->parser, PARSE_TIMEOUT_US);
 	nodeinfo_init(&ps->ni, lang);
 	ps->fallback_rule = kb_rule(kb, "GPU301");
 	ps->helper_rule = kb_rule(kb, "GPU209");
@@ -58,7 +55,6 @@ void pyscanner_free(struct pyscanner *ps)
 {
 	if (!ps)
 		return;
-	ts_parser_delete(ps->parser);
 	pyparser_free(ps->fast);
 	pt_free(&ps->tree);
 	nodeinfo_free(&ps->ni);
@@ -478,13 +474,18 @@ bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pysc
 	*why = NULL;
 	memset(out, 0, sizeof *out);
 	if (!pyparse(ps->fast, src->text, (uint32_t)src->len, &ps->tree)) {
-		/* A fresh external scanner each time: tree-sitter-python 0.23's keeps
-		 * "inside an f-string" from a file that ended in one, and would then
-		 * misread the next file's dedents as syntax errors. */
-		ts_parser_set_language(ps->parser, tree_sitter_python());
-		TSTree *tree = ts_parser_parse_string(ps->parser, NULL, src->text, (uint32_t)src->len);
+		/* A fresh parser each time: tree-sitter-python 0.23's external
+		 * scanner keeps "inside an f-string" from a file that ended in one,
+		 * and would then misread the next file's dedents as syntax errors;
+		 * and a reused parser keeps buffers from file to file, so a file's
+		 * allocations would not balance (libFuzzer then scans the heap for
+		 * leaks after most inputs). Making one costs a few allocations. */
+		TSParser *parser = ts_parser_new();
+		ts_parser_set_language(parser, tree_sitter_python());
+		ts_parser_set_timeout_micros(parser, PARSE_TIMEOUT_US);
+		TSTree *tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
+		ts_parser_delete(parser);
 		if (!tree) {
-			ts_parser_reset(ps->parser);
 			*why = xstrdup("the parser gave up (time limit); the file is too large or too deeply nested");
 			return false;
 		}

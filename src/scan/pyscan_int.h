@@ -22,7 +22,6 @@
 
 struct pyscanner {
 	const struct kb *kb;
-	TSParser *parser;          /* the fallback parser (syntax errors, what pyparse declines) */
 	struct pyparser *fast;     /* the fast parser */
 	struct pt_tree tree;       /* the tree of the file being scanned, reused across files */
 	struct nodeinfo ni;        /* node kinds and fields of the grammar */
