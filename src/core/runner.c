@@ -121,6 +121,8 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	for (int fd = 0; fd < 3; fd++)
 		if (from[fd] != fd)
 			posix_spawn_file_actions_adddup2(&fa, from[fd], fd);
+	if (io->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, io->cwd);
 	posix_spawnattr_init(&at);
 	sigset_t none, dflt;
 	sigemptyset(&none);
