@@ -10,6 +10,7 @@ const struct command *const commands[] = {
 	&cmd_bench,
 	&cmd_verify,
 	&cmd_try,
+	&cmd_report,
 	NULL,
 };
 

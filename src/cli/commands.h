@@ -24,6 +24,7 @@ extern const struct command cmd_explain;
 extern const struct command cmd_bench;
 extern const struct command cmd_verify;
 extern const struct command cmd_try;
+extern const struct command cmd_report;
 
 extern const struct command *const commands[];
 
