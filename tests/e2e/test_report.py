@@ -23,9 +23,9 @@ def results(tmp_path_factory):
     d = tmp_path_factory.mktemp("rep") / "proj"
     shutil.copytree(ROOT / "tests" / "e2e" / "projects" / "norms", d)
     (d / "gpuopt.toml").write_text(
-        f'baseline = "{PY} norms.py 20000"\noutputs = ["norms.npy"]\n'
-        f'candidates = [{{name = "vectorized", command = "{PY} norms_fast.py 20000"}}, '
-        f'{{name = "float16", command = "{PY} norms_wrong.py 20000"}}]\nmin_runs = 5\nmax_time = 3\n')
+        f'baseline = "{PY} norms.py 60000"\noutputs = ["norms.npy"]\n'
+        f'candidates = [{{name = "vectorized", command = "{PY} norms_fast.py 60000"}}, '
+        f'{{name = "float16", command = "{PY} norms_wrong.py 60000"}}]\nmin_runs = 5\nmax_time = 3\n')
     r = run("try", "--python", PY, "-q", cwd=d, timeout=300)
     assert r.rc == 0, r
     return d / "gpuopt-try"
@@ -48,7 +48,7 @@ def test_markdown(results, tmp_path):
     r = run("report", "--format", "markdown", "-o", out, results)
     assert r.rc == 0, r
     md = out.read_text()
-    assert md.startswith("## gpuopt try: `/usr/bin/python3 norms.py 20000`")
+    assert md.startswith("## gpuopt try: `/usr/bin/python3 norms.py 60000`")
     assert "| vectorized | **keep** |" in md
     assert "| float16 | **reject** | wrong output |" in md
     assert "<svg" not in md
@@ -123,7 +123,7 @@ def test_rendered_in_chromium(results, tmp_path):
     assert not bad, bad
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
     flat = " ".join(text.split())
-    assert "gpuopt try: /usr/bin/python3 norms.py 20000" in flat
+    assert "gpuopt try: /usr/bin/python3 norms.py 60000" in flat
     assert "Keep vectorized: it computes the same outputs as the baseline" in flat
     assert "wrong output" in flat and "reject" in flat and "keep" in flat
     assert "speedup (baseline time / candidate time), log scale" in flat  # the forest plot's axis
