@@ -90,18 +90,6 @@ static double num(json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static void fmt_seconds(char *out, size_t n, double s)
-{
-	if (!isfinite(s))
-		snprintf(out, n, "-");
-	else if (s >= 1)
-		snprintf(out, n, "%.3g s", s);
-	else if (s >= 1e-3)
-		snprintf(out, n, "%.3g ms", s * 1e3);
-	else
-		snprintf(out, n, "%.3g us", s * 1e6);
-}
-
 /* ---- the emitter ---- */
 
 struct em {
@@ -503,11 +491,11 @@ static void candidate_bench(struct em *e, json_t *c)
 	json_array_foreach(get(g, "commands"), i, cmd) {
 		json_t *w = get(get(cmd, "stats"), "wall_s");
 		char m[5][32], runs[32];
-		fmt_seconds(m[0], 32, num(w, "median", NAN));
-		fmt_seconds(m[1], 32, num(w, "mean", NAN));
-		fmt_seconds(m[2], 32, num(w, "sd", NAN));
-		fmt_seconds(m[3], 32, num(w, "min", NAN));
-		fmt_seconds(m[4], 32, num(w, "max", NAN));
+		format_seconds(m[0], 32, num(w, "median", NAN));
+		format_seconds(m[1], 32, num(w, "mean", NAN));
+		format_seconds(m[2], 32, num(w, "sd", NAN));
+		format_seconds(m[3], 32, num(w, "min", NAN));
+		format_seconds(m[4], 32, num(w, "max", NAN));
 		snprintf(runs, sizeof runs, "%g", num(w, "n", 0));
 		row(e, str(cmd, "name"), m[0], m[1], m[2], m[3], m[4], runs);
 	}
@@ -655,7 +643,7 @@ static void section_candidates(struct em *e, const struct page_input *in)
 		json_t *run = get(c, "run");
 		if (run) {
 			char w[32];
-			fmt_seconds(w, sizeof w, num(run, "wall_s", NAN));
+			format_seconds(w, sizeof w, num(run, "wall_s", NAN));
 			para(e, "Observed run%s%s: %s, %s, in %s.", str(c, "observe_command") && str(c, "command") &&
 			     strcmp(str(c, "observe_command"), str(c, "command")) ? " as " : "",
 			     str(c, "observe_command") && str(c, "command") && strcmp(str(c, "observe_command"), str(c, "command"))

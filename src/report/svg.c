@@ -33,9 +33,11 @@ static double nice_step(double span, int n)
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
-static void fmt_seconds(char *out, size_t n, double s)
+void format_seconds(char *out, size_t n, double s)
 {
-	if (s == 0)
+	if (!isfinite(s))
+		snprintf(out, n, "-");
+	else if (s == 0)
 		snprintf(out, n, "0");
 	else if (s >= 1)
 		snprintf(out, n, "%.3g s", s);
@@ -71,7 +73,7 @@ void svg_strip(struct buf *b, const struct strip_row *rows, size_t nrows)
 	for (double t = 0; t <= xmax + 1e-12 && step > 0; t += step) {
 		double x = LEFT + plot_w * t / xmax;
 		char lab[32];
-		fmt_seconds(lab, sizeof lab, t);
+		format_seconds(lab, sizeof lab, t);
 		buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 			      "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
 			   x, top, x, top + row_h * (double)nrows, x, top + row_h * (double)nrows + 16, lab);
@@ -95,7 +97,7 @@ void svg_strip(struct buf *b, const struct strip_row *rows, size_t nrows)
 		if (isfinite(rows[r].median) && rows[r].median >= 0) {
 			double x = LEFT + plot_w * rows[r].median / xmax;
 			char lab[32];
-			fmt_seconds(lab, sizeof lab, rows[r].median);
+			format_seconds(lab, sizeof lab, rows[r].median);
 			buf_printf(b, "\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"median\"/>"
 				      "<title>median %s</title>\n", x, y0 + 4, x, y0 + row_h - 4, lab);
 		}

@@ -29,6 +29,9 @@ struct forest_row {
 /* Appends an <svg> forest plot; min_effect (a fraction) sets the band. */
 void svg_forest(struct buf *b, const struct forest_row *rows, size_t nrows, double min_effect);
 
+/* "12.3 ms"-style, three significant digits; "-" for NaN. */
+void format_seconds(char *out, size_t n, double s);
+
 /* Appends s escaped for HTML text and attribute values. */
 void html_escape(struct buf *b, const char *s);
 

@@ -48,15 +48,6 @@ void contract_defaults(struct try_contract *c)
 	c->trace = -1;
 }
 
-static void free_strv(char **v)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 void contract_free(struct try_contract *c)
 {
 	if (!c)
@@ -67,7 +58,7 @@ void contract_free(struct try_contract *c)
 	free(c->baseline);
 	for (size_t i = 0; i < c->noutputs; i++) {
 		free(c->outputs[i].path);
-		free_strv(c->outputs[i].opts.keys);
+		strv_free(c->outputs[i].opts.keys);
 	}
 	free(c->outputs);
 	for (size_t i = 0; i < c->ncands; i++) {
@@ -75,7 +66,7 @@ void contract_free(struct try_contract *c)
 		free(c->cands[i].command);
 	}
 	free(c->cands);
-	free_strv(c->accel);
+	strv_free(c->accel);
 	free(c->metric);
 	free(c->results);
 	memset(c, 0, sizeof *c);
@@ -613,7 +604,7 @@ static bool read_accelerators(json_t *v, const char *file, struct try_contract *
 		return false;
 	}
 	c->accel_auto = false;
-	free_strv(c->accel);
+	strv_free(c->accel);
 	c->accel = xcalloc(json_array_size(v) + 1, sizeof *c->accel);
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_t *e = json_array_get(v, i);

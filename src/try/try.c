@@ -379,7 +379,7 @@ static bool setup_contract(struct session *s)
 	if (set->outputs) {
 		for (size_t i = 0; i < s->c.noutputs; i++) {
 			free(s->c.outputs[i].path);
-			free(s->c.outputs[i].opts.keys);
+			strv_free(s->c.outputs[i].opts.keys);
 		}
 		free(s->c.outputs);
 		size_t n = 0;
@@ -406,9 +406,7 @@ static bool setup_contract(struct session *s)
 	}
 	if (set->accelerators == 0) {
 		s->c.accel_auto = false;
-		for (size_t i = 0; s->c.accel && s->c.accel[i]; i++)
-			free(s->c.accel[i]);
-		free(s->c.accel);
+		strv_free(s->c.accel);
 		s->c.accel = xcalloc(1, sizeof *s->c.accel);
 	}
 	if (set->trace >= 0)
@@ -1372,17 +1370,11 @@ out:
 	json_decref(s.env);
 	json_decref(s.scan);
 	json_decref(s.baseline);
-	if (s.outputs)
-		for (size_t i = 0; s.outputs[i]; i++)
-			free(s.outputs[i]);
-	free(s.outputs);
+	strv_free(s.outputs);
 	free(s.out_opts);
 	free(s.python);
 	free(s.script);
-	if (s.script_args)
-		for (size_t i = 0; s.script_args[i]; i++)
-			free(s.script_args[i]);
-	free(s.script_args);
+	strv_free(s.script_args);
 	free(s.dir);
 	free(s.key);
 	contract_free(&s.c);

@@ -24,7 +24,7 @@ static int setup(void **state)
 	char path[128];
 	snprintf(path, sizeof path, "%s/slow.py", dir);
 	FILE *f = fopen(path, "w");
-	fputs("import numpy as np, time\ntime.sleep(0.05)\nnp.save('out.npy', np.arange(10) ** 2)\n", f);
+	fputs("import numpy as np, time\ntime.sleep(0.3)\nnp.save('out.npy', np.arange(10) ** 2)\n", f);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/fast.py", dir);
 	f = fopen(path, "w");
@@ -48,7 +48,7 @@ static void test_run_and_resume(void **state)
 	char *outs[] = {"out.npy", NULL};
 	struct try_settings s = {.baseline = "/usr/bin/python3 slow.py", .python = "/usr/bin/python3",
 				 .candidates = cands, .outputs = outs, .accelerators = 0, .trace = 0,
-				 .max_time = 2, .min_runs = 5};
+				 .max_time = 3, .min_runs = 5};
 	struct try_result *r = try_run(&s);
 	assert_int_equal(r->status, TRY_DONE);
 	assert_int_equal(r->ncands, 1);
