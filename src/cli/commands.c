@@ -7,6 +7,8 @@ const struct command *const commands[] = {
 	&cmd_scan,
 	&cmd_rules,
 	&cmd_explain,
+	&cmd_doctor,
+	&cmd_fit,
 	&cmd_bench,
 	&cmd_verify,
 	&cmd_try,

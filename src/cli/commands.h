@@ -25,6 +25,8 @@ extern const struct command cmd_bench;
 extern const struct command cmd_verify;
 extern const struct command cmd_try;
 extern const struct command cmd_report;
+extern const struct command cmd_doctor;
+extern const struct command cmd_fit;
 
 extern const struct command *const commands[];
 

@@ -380,8 +380,7 @@ struct kb *kb_load(char **why)
 {
 	const char *dir = getenv("GPUOPT_DATA_DIR");
 	if (!dir || !*dir) {
-		/* rules.json and knowledge/, in the compiled order; the other
-		 * parts' data files are not the kb's */
+		/* rules.json and knowledge/: the other data files are not the kb's */
 		struct data_file *mine = xcalloc(gpuopt_data_file_count, sizeof *mine);
 		size_t n = 0;
 		for (size_t i = 0; i < gpuopt_data_file_count; i++)

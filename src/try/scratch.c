@@ -18,25 +18,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-bool make_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-	bool ok = true;
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
-				ok = false;
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return ok;
-}
-
 static bool copy_file(const char *src, const char *dst, mode_t mode, char **why)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/fileio.h"
 #include "core/util.h"
 
 #define SCRATCH_COPY_MAX (1u << 20)
@@ -49,8 +50,5 @@ bool remove_tree(const char *path);
 /* Copies the file or directory src to dst (made; links followed), for
  * keeping the reference outputs. False with *why (owned). */
 bool copy_tree(const char *src, const char *dst, char **why);
-
-/* Makes every missing directory of path (like mkdir -p). */
-bool make_dirs(const char *path);
 
 #endif

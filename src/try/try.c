@@ -1335,10 +1335,10 @@ struct try_result *try_run(const struct try_settings *set)
 	s.res = xcalloc(1, sizeof *s.res);
 	s.res->status = TRY_DONE;
 	char *why = NULL;
-	char *text = data_read("try.json", NULL, &why);
-	json_error_t jerr;
-	s.data = text ? json_loads(text, 0, &jerr) : NULL;
-	free(text);
+	struct buf text = {0};
+	json_error_t jerr = {0};
+	s.data = data_read("try.json", &text, &why) ? json_loadb(text.data, text.len, 0, &jerr) : NULL;
+	buf_free(&text);
 	struct cand *cands = NULL;
 	size_t ncands = 0;
 	if (!s.data) {

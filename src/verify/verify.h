@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "compare.h"
-#include "npy.h"
+#include "core/npy.h"
 #include "core/util.h"
 
 struct verify_opts {
