@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 [ -f build-device/build.ninja ] || meson setup build-device --buildtype=release \
-    -Dc_link_args="-Wl,-rpath,\$ORIGIN/lib" >/dev/null
-meson compile -C build-device >/dev/null
+    -Dc_link_args="-Wl,-rpath,\$ORIGIN/lib" </dev/null >/dev/null
+meson compile -C build-device </dev/null >/dev/null
 mkdir -p build-device/bundle/lib
 cp build-device/src/gpuopt build-device/bundle/
 for lib in libjansson.so.4 libtree-sitter.so.0 libxxhash.so.0 libz.so.1; do

@@ -4,6 +4,8 @@
 # hash), install the hash-pinned PyPI packages of requirements/*.txt into
 # .venv, and build gpuopt into build/.
 # Safe to run again: it installs only what is missing and rebuilds incrementally.
+# (Meson reads standard input when it asks the compiler for its include
+# paths: every meson call reads /dev/null instead of whatever stdin is.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +44,6 @@ if [ ${#reqs[@]} -gt 0 ]; then
   fi
 fi
 
-[ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
-meson compile -C build >/dev/null
+[ -f build/build.ninja ] || meson setup build --buildtype=release </dev/null >/dev/null
+meson compile -C build </dev/null >/dev/null
 echo "gpuopt built: build/src/gpuopt"

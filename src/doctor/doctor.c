@@ -134,6 +134,31 @@ char *install_dist(const struct doctor_kb *kb, const char *name, int major)
 	return t ? fill(kb, t, major) : NULL;
 }
 
+char *doctor_install_fix(const char *package, int cuda_major, char **why)
+{
+	struct doctor_kb kb;
+	*why = NULL;
+	if (!doctor_kb_load(&kb, why))
+		return NULL;
+	int major = cuda_major >= 12 ? cuda_major : 13;
+	char *cmd = install_command(&kb, package, major, "pip");
+	char *out = NULL;
+	if (!cmd)
+		*why = xasprintf("doctor/install.json has no pip command for '%s'", package);
+	else if (cuda_major >= 12)
+		out = cmd;
+	else {
+		char *twelve = install_command(&kb, package, 12, "pip");
+		out = twelve ? xasprintf("%s (on a driver that serves only CUDA 12: %s; `gpuopt doctor` says "
+					 "which)", cmd, twelve)
+			     : xstrdup(cmd);
+		free(twelve);
+		free(cmd);
+	}
+	doctor_kb_free(&kb);
+	return out;
+}
+
 /* ---- problems ---- */
 
 struct doctor_problem *problem_add(struct doctor_result *r, enum doctor_severity sev, const char *id,

@@ -84,6 +84,12 @@ void doctor_result_free(struct doctor_result *r);
  * saved report can be checked anew, on another gpuopt version too. */
 json_t *doctor_result_json(const struct doctor_result *r);
 
+/* The command that installs package ("cudf", "cuml", "nx-cugraph", "cupy": the
+ * names of data/doctor/install.json) with pip for a driver serving CUDA
+ * cuda_major; 0 (unknown, no driver) gives the CUDA 13 command and says so.
+ * Owned; NULL with *why (owned) when the package or the data is unknown. */
+char *doctor_install_fix(const char *package, int cuda_major, char **why);
+
 /* Compares dotted versions by their numbers ("26.10.02" > "26.8"; a
  * missing part counts as 0; text after the numbers is ignored): <0, 0, >0. */
 int doctor_version_cmp(const char *a, const char *b);

@@ -23,6 +23,7 @@
 #include "core/runner.h"
 #include "core/shellsplit.h"
 #include "core/version.h"
+#include "doctor/doctor.h"
 #include "gpu/gpuinfo.h"
 #include "gpu/sysinfo.h"
 #include "scan/kb.h"
@@ -481,6 +482,14 @@ static bool step_environment(struct session *s)
 		json_t *gpu = gpuinfo_query(20);
 		json_t *doc = json_pack("{s:o, s:o, s:o}", "host", sysinfo_host(), "python",
 					sysinfo_python(py, 30), "gpu", gpu);
+		/* doctor's answer: can GPU work start here, and what blocks it */
+		struct doctor_settings ds = {.python = py, .timeout_s = 120, .gpu_facts = gpu};
+		struct doctor_result *dr = doctor_run(&ds);
+		json_t *dj = doctor_result_json(dr);
+		json_object_del(dj, "gpu"); /* recorded once, above */
+		json_object_set_new(dj, "driver_cuda_major", json_integer(dr->driver_cuda_major));
+		json_object_set_new(doc, "doctor", dj);
+		doctor_result_free(dr);
 		s->env = json_incref(doc);
 		if (!save(s, "environment.json", doc))
 			return false;
@@ -858,18 +867,17 @@ static bool module_installed(struct session *s, const char *module)
 	return ok;
 }
 
-/* How to install package: the command for this machine (a -cu12 / -cu13
- * suffix by the driver's CUDA major when known). Owned. */
+/* How to install package for this machine's driver (doctor's data). Owned. */
 static char *install_command(struct session *s, const char *package)
 {
-	json_t *gpu = json_object_get(s->env, "gpu");
-	const char *cuda = json_string_value(json_object_get(gpu, "cuda_driver_version"));
-	int major = cuda ? atoi(cuda) : 0;
-	const char *suffix = major >= 13 ? "cu13" : major == 12 ? "cu12" : NULL;
-	if (suffix)
-		return xasprintf("pip install --extra-index-url=https://pypi.nvidia.com %s-%s", package, suffix);
-	return xasprintf("pip install --extra-index-url=https://pypi.nvidia.com %s-cu13 (or %s-cu12 on a "
-			 "driver that serves CUDA 12 only; `gpuopt doctor` says which)", package, package);
+	int major = (int)json_integer_value(json_object_get(json_object_get(s->env, "doctor"), "driver_cuda_major"));
+	char *why = NULL;
+	char *cmd = doctor_install_fix(package, major, &why);
+	if (!cmd) {
+		cmd = xasprintf("see `gpuopt doctor` (%s)", why);
+		free(why);
+	}
+	return cmd;
 }
 
 static size_t list_candidates(struct session *s, struct cand **out)
@@ -953,8 +961,20 @@ static void count_lines(json_t *accel, const char *text, json_t *counts, size_t 
 			(*fallbacks)++;
 			char *what = between(l, json_string_value(json_object_get(p, "what_after")),
 					     json_string_value(json_object_get(p, "what_until")));
-			char *why = between(l, json_string_value(json_object_get(p, "why_after")),
-					    json_string_value(json_object_get(p, "why_until")));
+			/* why_after: one marker, or several to try in order */
+			json_t *wa = json_object_get(p, "why_after");
+			char *why = NULL;
+			if (json_is_array(wa)) {
+				size_t k;
+				json_t *m;
+				json_array_foreach(wa, k, m) {
+					if (!why)
+						why = between(l, json_string_value(m),
+							      json_string_value(json_object_get(p, "why_until")));
+				}
+			} else {
+				why = between(l, json_string_value(wa), json_string_value(json_object_get(p, "why_until")));
+			}
 			const char *fixed = json_string_value(json_object_get(p, "why"));
 			char *key = xasprintf("%s%s%s", what ? what : "a call", (why || fixed) ? ": " : "",
 					      why ? why : fixed ? fixed : "");
@@ -1181,7 +1201,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:b}", "index", index, "name", c->name, "kind", c->kind,
 				"command", c->run, "observe_command", c->observe, "gpu", c->gpu);
 		struct verdict_in in = {.available = !c->applies_missing, .install = c->install, .gpu = c->gpu,
-					.min_effect = s->c.min_effect};
+					.min_effect = s->c.min_effect, .no_gpu_here = !s->gpu};
 		char *crash = NULL, *mismatch = NULL;
 		if (c->applies_missing) {
 			say(s, "%s: applies, not installed", c->name);
@@ -1239,8 +1259,9 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				free(mismatch);
 				return false;
 			}
-			/* 3. benchmark, only what computes the same thing */
-			if (in.ran && in.verified == 0) {
+			/* 3. benchmark, only what computes the same thing — and a GPU
+			 * candidate only where there is a GPU: here it ran on the CPU */
+			if (in.ran && in.verified == 0 && !(c->gpu && !s->gpu)) {
 				json_t *summary = json_object();
 				json_t *bench = bench_candidate(s, c, index, summary);
 				if (runner_interrupted()) {

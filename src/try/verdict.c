@@ -103,6 +103,19 @@ void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *
 		out->reason = buf_steal(&why);
 		return;
 	}
+	if (in->gpu && in->no_gpu_here) {
+		/* it ran, so on the CPU: its time says nothing of the GPU path */
+		out->verdict = TRY_REJECT;
+		out->factor = xstrdup("no usable GPU");
+		size_t observed = in->fallbacks + in->gpu_calls;
+		buf_puts(&why, "it computes the same outputs, but on the CPU: this machine has no usable NVIDIA GPU");
+		if (observed)
+			buf_printf(&why, " (%zu of %zu observed calls fell back%s%s)", in->fallbacks, observed,
+				   in->fallback_top ? ", most often " : "", in->fallback_top ? in->fallback_top : "");
+		buf_puts(&why, "; try it on a machine with one (`gpuopt doctor` says what is missing)");
+		out->reason = buf_steal(&why);
+		return;
+	}
 	if (!in->benched || !in->bench) {
 		out->verdict = TRY_REVISE;
 		out->reason = xstrdup("it verified, but was not benchmarked");

@@ -46,6 +46,7 @@ struct verdict_in {
 	size_t fallbacks, gpu_calls;
 	const char *fallback_top; /* the commonest fallback ("KMeans.fit: callable init"), or NULL */
 	bool gpu;                /* the candidate uses the GPU (an accelerator, or GPU code) */
+	bool no_gpu_here;        /* this machine has no usable NVIDIA GPU */
 	const struct waste *waste; /* the trace's costs, most costly first */
 	size_t nwaste;
 	bool traced;

@@ -207,7 +207,7 @@ def test_accelerator_that_applies_but_is_not_installed(tmp_path):
     r = run("try", "--python", PY, cwd=d, timeout=120)
     assert r.rc == 1, r
     assert "unavailable cuml.accel" in " ".join(r.out.split()), r
-    assert "install it with: pip install --extra-index-url=https://pypi.nvidia.com cuml-cu13" in r.out, r
+    assert 'install it with: pip install --extra-index-url=https://pypi.nvidia.com "cuml-cu13==' in r.out, r
     c = candidate(d, 1)
     assert c["kind"] == "accelerator" and c["command"] == f"{PY} -m cuml.accel fit.py"
     assert c["observe_command"] == f"{PY} -m cuml.accel -v fit.py"
@@ -245,3 +245,40 @@ def test_usage_errors():
     assert r.rc == 2 and "-o / --force go with --init" in r.err
     r = run("try", "--bogus")
     assert r.rc == 2 and "unknown option '--bogus'" in r.err
+
+
+VENV_PY = ROOT / ".venv" / "bin" / "python"
+PANDAS = """import numpy as np, pandas as pd
+rng = np.random.default_rng(0)
+df = pd.DataFrame({"k": rng.integers(0, 50, 20000), "v": rng.standard_normal(20000)})
+df.groupby("k").v.agg(["sum", "mean"]).to_csv("agg.csv")
+"""
+
+
+def test_installed_accelerators_without_a_gpu(tmp_path):
+    """The real cuML and cuDF from PyPI (scripts/setup.sh puts them in .venv)
+    on a machine without a GPU: cuml.accel fails at start, cudf.pandas runs
+    every call on the CPU — each is rejected for that, as the packages
+    themselves said it."""
+    assert VENV_PY.exists(), "scripts/setup.sh makes .venv with the GPU packages"
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "fit.py").write_text(SKLEARN)
+    (d / "agg.py").write_text(PANDAS)
+    (d / "gpuopt.toml").write_text(f'baseline = "{VENV_PY} fit.py"\nmin_runs = 3\nmax_time = 1\n')
+    r = run("try", "-q", cwd=d, timeout=300)
+    assert r.rc == 1, r
+    out = " ".join(r.out.split())
+    assert "reject cuml.accel [no usable GPU] it exited with status 1:" in out, r
+    assert "it needs an NVIDIA GPU and driver, which this machine does not have" in out, r
+    assert "CUDA" in candidate(d, 1)["run"]["stderr_tail"]
+    # cudf.pandas: runs, falls back on every call (its own LOG_FAST_FALLBACK records), never timed
+    (d / "gpuopt.toml").write_text(f'baseline = "{VENV_PY} agg.py"\nmin_runs = 3\nmax_time = 1\n')
+    r = run("try", "-q", cwd=d, timeout=300)
+    assert r.rc == 1, r
+    out = " ".join(r.out.split())
+    assert "reject cudf.pandas [no usable GPU] it computes the same outputs, but on the CPU" in out, r
+    c = candidate(d, 1)
+    assert c["fallbacks"]["count"] >= 3 and c["fallbacks"]["gpu_calls"] == 0
+    assert c["fallbacks"]["items"][0]["what"].startswith("pandas.")
+    assert c["verify"][0]["result"] == "pass" and "bench" not in c
