@@ -3,7 +3,8 @@
 
 Usage: embed.py --root DATA_DIR --output data_blob.c [--depfile FILE.d] [FILE...]
 
-Without FILEs it takes DATA_DIR/rules.json and DATA_DIR/knowledge/*.json.
+Without FILEs it takes DATA_DIR/rules.json, DATA_DIR/trace.json (gpuopt
+trace's thresholds and rule texts) and DATA_DIR/knowledge/*.json.
 Each FILE is stored under its path relative to DATA_DIR ("rules.json",
 "knowledge/numpy.json"). The checks here are the build-time half of the
 validation (JSON syntax, rule ids, targets, fallback keys); the C loader
@@ -121,6 +122,31 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
         check_entry(path, e, rule_ids, where)
 
 
+TRACE_RULES = {"transfer-bound", "roundtrip-storm", "pageable-transfer", "sync-bound", "launch-bound",
+               "gpu-starved", "memory-pressure", "cpu-fallback"}
+
+
+def check_trace(path, doc):
+    """trace.json: every rule that src/trace/rules.c computes, with its texts; thresholds with values."""
+    for k, v in doc.get("thresholds", {}).items():
+        if not isinstance(v, dict) or not isinstance(v.get("value"), (int, float)) or not isinstance(v.get("about"), str):
+            fail(path, f"thresholds.{k}", "needs a numeric 'value' and an 'about' text")
+    names = set()
+    for i, r in enumerate(doc.get("rules", [])):
+        where = r.get("name", f"rules[{i}]")
+        for k in ("name", "severity", "summary", "evidence", "fix"):
+            if not isinstance(r.get(k), str):
+                fail(path, where, f"missing string field '{k}'")
+        if r["severity"] not in SEVERITIES:
+            fail(path, where, f"unknown severity '{r['severity']}'")
+        names.add(r["name"])
+    if names != TRACE_RULES:
+        fail(path, "rules", f"must be exactly {sorted(TRACE_RULES)}")
+    for i, p in enumerate(doc.get("log_patterns", [])):
+        if not isinstance(p.get("regex"), str) or p.get("kind") not in ("fallback", "gpu"):
+            fail(path, f"log_patterns[{i}]", "needs a 'regex' and a kind of fallback or gpu")
+
+
 def c_string(data):
     out = []
     for i in range(0, len(data), 64):
@@ -139,7 +165,8 @@ def main():
     a = ap.parse_args()
     if not a.files:
         kdir = os.path.join(a.root, "knowledge")
-        a.files = [os.path.join(a.root, "rules.json")] + sorted(
+        trace = [os.path.join(a.root, "trace.json")] if os.path.exists(os.path.join(a.root, "trace.json")) else []
+        a.files = [os.path.join(a.root, "rules.json")] + trace + sorted(
             os.path.join(kdir, f) for f in os.listdir(kdir) if f.endswith(".json"))
     docs = []
     for f in a.files:
@@ -156,7 +183,9 @@ def main():
     rule_ids = check_rules("rules.json", rules[0][2])
     seen = {}
     for rel, _, doc in docs:
-        if rel != "rules.json":
+        if rel == "trace.json":
+            check_trace(rel, doc)
+        elif rel != "rules.json":
             check_knowledge(rel, doc, rule_ids, seen)
     tmp = a.output + ".tmp"
     with open(tmp, "w") as out:

@@ -9,6 +9,7 @@ const struct command *const commands[] = {
 	&cmd_explain,
 	&cmd_bench,
 	&cmd_verify,
+	&cmd_trace,
 	NULL,
 };
 
