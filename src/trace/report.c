@@ -41,8 +41,10 @@ static void header(FILE *out, const struct trace_report *r)
 			fprintf(out, " (Python %s", p->py_version);
 		else
 			fputs(" (no Python lines", out);
-		if (p->cupti_version)
-			fprintf(out, ", CUPTI %u", p->cupti_version);
+		if (p->cupti_version >= 130000)
+			fprintf(out, ", CUPTI %u.%u", p->cupti_version / 10000, p->cupti_version / 100 % 100);
+		else if (p->cupti_version)
+			fprintf(out, ", CUPTI API %u", p->cupti_version);
 		fputs(")", out);
 	} else {
 		fputs(", not traced", out);

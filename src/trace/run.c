@@ -382,6 +382,8 @@ static void collect(const char *dir, struct trace *t)
 		free(path);
 	}
 	qsort(t->procs, t->nprocs, sizeof *t->procs, cmp_proc);
+	for (size_t i = 0; i < names.len; i++)
+		free(names.items[i]);
 	ptrvec_free(&names);
 }
 
