@@ -1,6 +1,8 @@
 /* report: rendering a trace report (see report.h). */
 #include "report.h"
 
+#include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -187,6 +189,27 @@ static void lines(FILE *out, const struct trace_report *r, size_t max)
 		fprintf(out, "  ... %zu more (--lines 0 shows all)\n", shown - n);
 }
 
+/* A kernel's C++ name demangled with libstdc++'s __cxa_demangle, loaded
+ * at run time (gpuopt is C); the name itself when that is not possible.
+ * Owned. */
+static char *demangle(const char *name)
+{
+	static char *(*fn)(const char *, char *, size_t *, int *);
+	static int looked;
+	if (!looked) {
+		looked = 1;
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			fn = (char *(*)(const char *, char *, size_t *, int *))dlsym(h, "__cxa_demangle");
+	}
+	int status = -1;
+	char *d = fn && !strncmp(name, "_Z", 2) ? fn(name, NULL, NULL, &status) : NULL;
+	if (d && status == 0)
+		return d;
+	free(d);
+	return xstrdup(name);
+}
+
 static void kernels(FILE *out, const struct trace_report *r, size_t max)
 {
 	if (!r->nkernels)
@@ -200,7 +223,9 @@ static void kernels(FILE *out, const struct trace_report *r, size_t max)
 		F(trace_fmt_ns(k->n ? k->ns / k->n : 0), "%10s ");
 		F(trace_fmt_ns(k->min), "%10s ");
 		F(trace_fmt_ns(k->max), "%10s ");
-		fprintf(out, " %.100s\n", k->name);
+		char *d = demangle(k->name);
+		fprintf(out, " %.110s%s\n", d, strlen(d) > 110 ? "…" : "");
+		free(d);
 	}
 	if (max && r->nkernels > max)
 		fprintf(out, "  ... %zu more (--kernels 0 shows all)\n", r->nkernels - max);
@@ -363,8 +388,11 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_t *ks = json_array();
 	for (size_t i = 0; i < r->nkernels; i++) {
 		const struct trace_kernel_row *k = &r->kernels[i];
-		json_array_append_new(ks, json_pack("{s:s, s:I, s:I, s:I, s:I}", "name", k->name, "count", (json_int_t)k->n,
-			"total_ns", (json_int_t)k->ns, "min_ns", (json_int_t)k->min, "max_ns", (json_int_t)k->max));
+		char *d = demangle(k->name);
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "name", k->name, "demangled", d,
+			"count", (json_int_t)k->n, "total_ns", (json_int_t)k->ns, "min_ns", (json_int_t)k->min, "max_ns",
+			(json_int_t)k->max));
+		free(d);
 	}
 	json_object_set_new(root, "kernels", ks);
 	json_t *ds = json_array();

@@ -494,3 +494,27 @@ def test_holistic_trace_analysis_reads_the_export_and_agrees(tmp_path, name):
     rep = show(name)
     for k in rep["kernels"]:
         assert abs(hta["kernels"][k["name"]] - k["total_ns"] / 1000) <= 1.0, k["name"]
+
+
+def test_memory_pressure_rule(tmp_path):
+    """The memory-pressure rule's two halves, on a recorded trace changed in
+    one place each (the suite has no program that fills the device): a peak
+    near the device's capacity, and allocation churn."""
+    doc = json.loads(fixture("cupy_compute_bound").read_text())
+    total = doc["gpu"]["devices"][0]["memory_total_bytes"]
+    doc["processes"][0]["devices"][0]["mem_peak"] = int(total * 0.95)
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(doc))
+    r = run("trace", "show", "--format", "json", path)
+    (f,) = [f for f in json.loads(r.out)["findings"] if f["rule"] == "memory-pressure"]
+    assert "allocated at its peak" in f["evidence"] and "(95%)" in f["evidence"]
+    doc = json.loads(fixture("cupy_compute_bound").read_text())
+    for s in doc["processes"][0]["site_stats"]:
+        if "alloc" in s["api"]:
+            s["api"]["alloc"] = [500, 400_000_000]
+            s["api"]["free"] = [500, 100_000_000]
+            break
+    path.write_text(json.dumps(doc))
+    (f,) = [f for f in json.loads(run("trace", "show", "--format", "json", path).out)["findings"]
+            if f["rule"] == "memory-pressure"]
+    assert "505 allocations and 508 frees took 501.4 ms of host time" in f["evidence"], f["evidence"]

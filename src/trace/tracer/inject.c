@@ -843,6 +843,31 @@ static void record(const CUpti_Activity *r)
 		}
 		break;
 	}
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: {
+		/* --full: every API call; those the callbacks trace are counted there. */
+		const CUpti_ActivityAPI *a = (const void *)r;
+		int runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+		if (a->cbid >= API_MAX || (runtime ? runtime_op : driver_op)[a->cbid] != OP_NONE)
+			break;
+		struct cnt *c = runtime ? &t.api_runtime[a->cbid] : &t.api_driver[a->cbid];
+		c->n++;
+		c->ns += a->end > a->start ? a->end - a->start : 0;
+		const char *name = tracer_api_name(runtime, a->cbid);
+		ev.type = EV_API;
+		ev.kind = OP_NONE;
+		ev.correlation = a->correlationId;
+		ev.start = a->start;
+		ev.end = a->end > a->start ? a->end : a->start;
+		ev.tid = a->threadId;
+		uint32_t len = name ? (uint32_t)strlen(name) : 0;
+		const char *v = name ? strstr(name, "_v") : NULL; /* "cudaFree_v3020" -> "cudaFree" */
+		if (v && v[2] >= '0' && v[2] <= '9')
+			len = (uint32_t)(v - name);
+		ev.name = name ? str_intern(name, len) : 0;
+		event_append(&ev);
+		break;
+	}
 	case CUPTI_ACTIVITY_KIND_OVERHEAD: {
 		const CUpti_ActivityOverhead3 *o = (const void *)r;
 		uint32_t k = (uint32_t)o->overheadKind;
