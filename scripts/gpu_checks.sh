@@ -8,7 +8,9 @@
 # tests run against the real driver; (3) a CPU and a GPU run of one workload
 # whose outputs `gpuopt verify` compares; (4) the wrong-on-purpose examples
 # run for real, with their scan findings; (5) gpuopt doctor and fit
-# (scripts/gpu_doctor_fit.sh: its own log and fixtures under $OUT).
+# (scripts/gpu_doctor_fit.sh: its own log and fixtures under $OUT); (6) gpuopt
+# trace's suite and overhead benchmark (scripts/trace_gpu_suite.sh); (7) gpuopt
+# try over examples/try and its reports (scripts/gpu_try.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu_checks}
@@ -60,4 +62,9 @@ for f in examples/wrong_*.py; do echo "-- $f"; python3 "$f"; done
 log "5. doctor and fit (scripts/gpu_doctor_fit.sh)"
 OUT="$OUT" bash scripts/gpu_doctor_fit.sh >/dev/null 2>&1
 echo "gpu_doctor_fit exit: $? (its log: $OUT/h200_doctor_fit.log)"
+log "6. gpuopt trace: the suite, the paths that do not trace, the overhead benchmark"
+OUT=$OUT GPUOPT=$G bash scripts/trace_gpu_suite.sh
+
+log "7. gpuopt try over examples/try, and the reports (scripts/gpu_try.sh)"
+OUT="$OUT" bash scripts/gpu_try.sh
 } 2>&1 | tee "$OUT/gpu_checks.log"

@@ -57,7 +57,7 @@ if command -v clang >/dev/null; then
       work=$(mktemp -d)
       if "$exe" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=65536 \
            -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-           "$work" "tests/fuzz/corpus/$t" $( { [ "$t" = pyscan ] || [ "$t" = pyparse ]; } && echo examples) >"$log" 2>&1; then
+           "$work" "tests/fuzz/corpus/$t" $( { [ "$t" = pyscan ] || [ "$t" = pyparse ]; } && echo examples) $( [ "$t" = trace ] && echo tests/e2e/fixtures/trace) >"$log" 2>&1; then
         echo "fuzz $t: ok ($(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') runs)"
         passed=$((passed + 1))
       else

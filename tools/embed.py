@@ -3,8 +3,9 @@
 
 Usage: embed.py --root DATA_DIR --output data_blob.c [--depfile FILE.d] [FILE...]
 
-Without FILEs it takes DATA_DIR/rules.json, DATA_DIR/knowledge/*.json,
-DATA_DIR/gpus.json, DATA_DIR/fit.json, DATA_DIR/doctor/*.json and DATA_DIR/probes/*.py.
+Without FILEs it takes DATA_DIR/rules.json, every other .json at the top of DATA_DIR
+(gpus.json, fit.json, trace.json, try.json, ...), DATA_DIR/knowledge/*.json,
+DATA_DIR/doctor/*.json and DATA_DIR/probes/*.py.
 Each FILE is stored under its path relative to DATA_DIR ("rules.json",
 "knowledge/numpy.json"). The checks here are the build-time half of the
 validation (JSON syntax, rule ids, targets, fallback keys); the C loader
@@ -168,6 +169,31 @@ def check_probe(path, raw):
         fail(path, f"line {e.lineno}", f"Python syntax error: {e.msg}")
 
 
+TRACE_RULES = {"transfer-bound", "roundtrip-storm", "pageable-transfer", "sync-bound", "launch-bound",
+               "gpu-starved", "memory-pressure", "cpu-fallback"}
+
+
+def check_trace(path, doc):
+    """trace.json: every rule that src/trace/rules.c computes, with its texts; thresholds with values."""
+    for k, v in doc.get("thresholds", {}).items():
+        if not isinstance(v, dict) or not isinstance(v.get("value"), (int, float)) or not isinstance(v.get("about"), str):
+            fail(path, f"thresholds.{k}", "needs a numeric 'value' and an 'about' text")
+    names = set()
+    for i, r in enumerate(doc.get("rules", [])):
+        where = r.get("name", f"rules[{i}]")
+        for k in ("name", "severity", "summary", "evidence", "fix"):
+            if not isinstance(r.get(k), str):
+                fail(path, where, f"missing string field '{k}'")
+        if r["severity"] not in SEVERITIES:
+            fail(path, where, f"unknown severity '{r['severity']}'")
+        names.add(r["name"])
+    if names != TRACE_RULES:
+        fail(path, "rules", f"must be exactly {sorted(TRACE_RULES)}")
+    for i, p in enumerate(doc.get("log_patterns", [])):
+        if not isinstance(p.get("regex"), str) or p.get("kind") not in ("fallback", "gpu"):
+            fail(path, f"log_patterns[{i}]", "needs a 'regex' and a kind of fallback or gpu")
+
+
 def c_string(data):
     out = []
     for i in range(0, len(data), 64):
@@ -212,7 +238,9 @@ def main():
     rule_ids = check_rules("rules.json", rules[0][2])
     seen = {}
     for rel, _, doc in docs:
-        if rel.startswith("knowledge/"):
+        if rel == "trace.json":
+            check_trace(rel, doc)
+        elif rel.startswith("knowledge/"):
             check_knowledge(rel, doc, rule_ids, seen)
         elif rel == "gpus.json":
             check_gpus(rel, doc)

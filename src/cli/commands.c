@@ -10,6 +10,7 @@ const struct command *const commands[] = {
 	&cmd_doctor,
 	&cmd_fit,
 	&cmd_bench,
+	&cmd_trace,
 	&cmd_verify,
 	&cmd_try,
 	&cmd_report,

@@ -27,6 +27,7 @@ extern const struct command cmd_try;
 extern const struct command cmd_report;
 extern const struct command cmd_doctor;
 extern const struct command cmd_fit;
+extern const struct command cmd_trace;
 
 extern const struct command *const commands[];
 

@@ -323,7 +323,23 @@ static char *load_types(struct kb *kb)
 	return NULL;
 }
 
-struct kb *kb_load_files(const struct data_file *files, size_t n, char **why)
+static struct kb *load_kb_files(const struct data_file *files, size_t n, char **why);
+
+/* The data files also hold other parts' files (trace.json): the kb is
+ * rules.json and knowledge/ alone. */
+struct kb *kb_load_files(const struct data_file *all, size_t nall, char **why)
+{
+	struct data_file *files = xcalloc(nall ? nall : 1, sizeof *files);
+	size_t n = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (strcmp(all[i].name, "rules.json") == 0 || str_starts_with(all[i].name, "knowledge/"))
+			files[n++] = all[i];
+	struct kb *kb = load_kb_files(files, n, why);
+	free(files);
+	return kb;
+}
+
+static struct kb *load_kb_files(const struct data_file *files, size_t n, char **why)
 {
 	*why = NULL;
 	struct kb *kb = xcalloc(1, sizeof *kb);
