@@ -592,25 +592,35 @@ static void candidate_trace(struct em *e, json_t *c)
 	json_t *tr = get(c, "trace");
 	if (!tr)
 		return;
-	heading(e, 4, "trace", "Trace of one separate run");
+	heading(e, 4, "trace", "Trace of one separate run (gpuopt trace)");
 	if (str(tr, "error")) {
 		para(e, "Not traced: %s.", str(tr, "error"));
 		return;
 	}
+	json_t *b = get(tr, "budget");
+	char wall[32], busy[32], kern[32], sync[32];
+	format_seconds(wall, sizeof wall, num(b, "wall_s", NAN));
+	format_seconds(busy, sizeof busy, num(b, "gpu_busy_ns", NAN) / 1e9);
+	format_seconds(kern, sizeof kern, num(b, "kernel_ns", NAN) / 1e9);
+	format_seconds(sync, sizeof sync, num(b, "sync_ns", NAN) / 1e9);
+	para(e, "Wall %s; GPU busy %s, of it kernels %s (%g kernels); %g synchronizes taking %s.", wall, busy, kern,
+	     num(b, "kernels", 0), num(b, "syncs", 0), sync);
 	json_t *findings = get(tr, "findings");
 	if (json_array_size(findings)) {
-		table(e, "trace", 4, "Rule", "Where", "Share of the run", "What to change");
+		table(e, "trace", 5, "Rule", "Line", "Share of the run", "Evidence", "What to change");
 		size_t i;
 		json_t *f;
 		json_array_foreach(findings, i, f) {
 			char share[32];
 			snprintf(share, sizeof share, "%.0f%%", 100 * num(f, "share", 0));
-			row(e, str(f, "rule"), str(f, "where"), share, str(f, "fix"));
+			row(e, str(f, "rule"), str(f, "line"), share, str(f, "evidence"), str(f, "fix"));
 		}
 		table_end(e);
 	} else {
 		para(e, "The trace names no waste.");
 	}
+	if (str(tr, "chrome_trace"))
+		para(e, "The timeline, for Perfetto or Holistic Trace Analysis: %s.", str(tr, "chrome_trace"));
 }
 
 static void section_candidates(struct em *e, const struct page_input *in)

@@ -235,6 +235,8 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+	if (s->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, s->cwd);
 	fflush(NULL);
 	struct sigaction ign = {0}, term = {0}, old_int, old_term;
 	ign.sa_handler = SIG_IGN;
@@ -268,9 +270,10 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 		return false;
 	}
 	child_pid = pid;
-	int to_out = s->output == TRACE_OUT_STDERR ? 2 : 1;
+	int to_out = s->output == TRACE_OUT_STDERR ? 2 : s->output == TRACE_OUT_FDS ? s->out_fd : 1;
+	int to_err = s->output == TRACE_OUT_FDS ? s->err_fd : 2;
 	struct pipe_state ps[2] = {{.fd = out[0], .to = to_out, .open = true},
-				   {.fd = err[0], .to = 2, .open = true}};
+				   {.fd = err[0], .to = to_err, .open = true}};
 	int status = 0;
 	bool reaped = false, termed = false;
 	double reaped_at = 0, term_at = 0;

@@ -28,6 +28,7 @@
 enum trace_output {
 	TRACE_OUT_INHERIT,  /* to gpuopt's standard output (read on the way for log lines) */
 	TRACE_OUT_STDERR,   /* to gpuopt's standard error (--format json keeps stdout for the report) */
+	TRACE_OUT_FDS,      /* stdout to out_fd, stderr to err_fd (gpuopt try's logs) */
 };
 
 struct trace_settings {
@@ -41,6 +42,8 @@ struct trace_settings {
 	const char *tracer;          /* the tracer library, or NULL to search */
 	double timeout_s;            /* stop the program after this long (0: never) */
 	enum trace_output output;
+	int out_fd, err_fd;          /* with TRACE_OUT_FDS */
+	const char *cwd;             /* the directory the program starts in, or NULL: gpuopt's */
 	bool quiet;                  /* no progress lines */
 };
 

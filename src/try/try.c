@@ -29,6 +29,10 @@
 #include "scan/kb.h"
 #include "scan/scan.h"
 #include "scratch.h"
+#include "trace/analyze.h"
+#include "trace/export.h"
+#include "trace/report.h"
+#include "trace/trace.h"
 #include "verdict.h"
 #include "verify/verify.h"
 
@@ -1178,6 +1182,77 @@ out:
 	return doc;
 }
 
+/* One separate run of c under the tracer (never a timed one): the trace
+ * report's JSON, with the Chrome trace beside it (candidate-N.trace.json),
+ * or {"error": why}. */
+static json_t *trace_candidate(struct session *s, const struct cand *c, int index)
+{
+	char *name = xasprintf("candidate-%d-trace", index);
+	struct scratch sc;
+	json_t *out = NULL;
+	char *why = NULL;
+	char **argv = shell_split(c->run, NULL, &why);
+	struct trace_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	bool have_cfg = false;
+	int fo = -1, fe = -1;
+	if (!argv) {
+		out = json_pack("{s:s}", "error", why ? why : "cannot split the command");
+		goto done;
+	}
+	if (!make_run_dir(s, name, &sc)) {
+		scratch_free(&sc);
+		out = json_pack("{s:s}", "error", "cannot make its run directory");
+		goto done;
+	}
+	if (!(have_cfg = trace_config_load(&cfg, &why))) {
+		out = json_pack("{s:s}", "error", why);
+		scratch_free(&sc);
+		goto done;
+	}
+	char *logs = path_in(s, "logs");
+	char *op = xasprintf("%s/%s.out", logs, name), *ep = xasprintf("%s/%s.err", logs, name);
+	fo = open_log(op);
+	fe = open_log(ep);
+	free(op);
+	free(ep);
+	free(logs);
+	struct trace_settings ts = {.argv = argv, .config = &cfg, .timeline = true, .output = TRACE_OUT_FDS,
+				    .out_fd = fo, .err_fd = fe, .cwd = sc.dir, .quiet = true,
+				    .timeout_s = s->c.timeout};
+	free(why);
+	why = NULL;
+	struct trace *t = trace_run(&ts, &why);
+	if (!t) {
+		out = json_pack("{s:s}", "error", why ? why : "the tracer did not run");
+	} else if (!t->traced) {
+		out = json_pack("{s:s}", "error", t->note ? t->note : "the program ran untraced");
+	} else {
+		struct trace_report *r = trace_analyze(t, &cfg);
+		out = trace_report_json(r);
+		char *chrome = xasprintf("%s/candidate-%d.trace.json", s->dir, index);
+		char *ewhy = NULL;
+		if (trace_export_chrome(t, chrome, &ewhy))
+			json_object_set_new(out, "chrome_trace", json_sprintf("candidate-%d.trace.json", index));
+		free(ewhy);
+		free(chrome);
+		trace_report_free(r);
+	}
+	trace_free(t);
+	scratch_free(&sc);
+done:
+	if (fo >= 0)
+		close(fo);
+	if (fe >= 0)
+		close(fe);
+	if (have_cfg)
+		trace_config_free(&cfg);
+	free(why);
+	shell_words_free(argv);
+	free(name);
+	return out;
+}
+
 static bool no_gpu_text(const char *t)
 {
 	static const char *const signs[] = {"no CUDA-capable device", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
@@ -1277,6 +1352,11 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				if (bench)
 					json_object_set_new(doc, "bench", bench);
 				json_object_set_new(doc, "bench_summary", summary);
+				/* 4. with a GPU, trace one separate run: what its time went to */
+				if (c->gpu && s->gpu && s->c.trace != 0) {
+					say(s, "%s: tracing one separate run", c->name);
+					json_object_set_new(doc, "trace", trace_candidate(s, c, index));
+				}
 			}
 		}
 		json_t *bs = json_object_get(doc, "bench_summary");
@@ -1295,8 +1375,23 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 			in.bench = json_string_value(json_object_get(bs, "verdict_text"));
 			free(t);
 		}
+		json_t *tr = json_object_get(doc, "trace");
+		json_t *tf = json_object_get(tr, "findings");
+		struct waste *waste = xcalloc(json_array_size(tf) + 1, sizeof *waste);
+		if (tr && !json_object_get(tr, "error")) {
+			in.traced = true;
+			size_t k;
+			json_t *f;
+			json_array_foreach(tf, k, f) {
+				waste[in.nwaste++] = (struct waste){json_string_value(json_object_get(f, "rule")),
+					json_string_value(json_object_get(f, "line")), json_string_value(json_object_get(f, "fix")),
+					json_number_value(json_object_get(f, "share"))};
+			}
+			in.waste = waste;
+		}
 		struct verdict_out v;
 		verdict_decide(&in, json_object_get(s->data, "verdict"), &v);
+		free(waste);
 		json_object_set_new(doc, "verdict", json_pack("{s:s, s:s?, s:s}", "verdict", try_verdict_name(v.verdict),
 							      "factor", v.factor, "reason", v.reason));
 		free(v.factor);
