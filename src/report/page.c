@@ -606,14 +606,20 @@ static void candidate_trace(struct em *e, json_t *c)
 	para(e, "Wall %s; GPU busy %s, of it kernels %s (%g kernels); %g synchronizes taking %s.", wall, busy, kern,
 	     num(b, "kernels", 0), num(b, "syncs", 0), sync);
 	json_t *findings = get(tr, "findings");
+	double wall_s = num(b, "wall_s", NAN);
 	if (json_array_size(findings)) {
-		table(e, "trace", 5, "Rule", "Line", "Share of the run", "Evidence", "What to change");
+		table(e, "trace", 6, "Rule", "Line", "Cost", "Of the wall time", "Evidence", "What to change");
 		size_t i;
 		json_t *f;
 		json_array_foreach(findings, i, f) {
-			char share[32];
-			snprintf(share, sizeof share, "%.0f%%", 100 * num(f, "share", 0));
-			row(e, str(f, "rule"), str(f, "line"), share, str(f, "evidence"), str(f, "fix"));
+			char cost[32], share[32];
+			format_seconds(cost, sizeof cost, num(f, "cost_s", NAN));
+			double sh = wall_s > 0 ? num(f, "cost_s", 0) / wall_s : NAN;
+			if (isfinite(sh))
+				snprintf(share, sizeof share, "%.0f%%", 100 * sh);
+			else
+				snprintf(share, sizeof share, "-");
+			row(e, str(f, "rule"), str(f, "line"), cost, share, str(f, "evidence"), str(f, "fix"));
 		}
 		table_end(e);
 	} else {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void html_escape(struct buf *b, const char *s)
@@ -48,6 +49,31 @@ void format_seconds(char *out, size_t n, double s)
 }
 
 #define LEFT 170.0
+#define LABEL_MAX 21 /* characters that fit left of the plot at 12.5 px */
+
+/* A row label that fits the margin: long ones keep their start and end. */
+static void label(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0, chars = 0;
+	for (size_t i = 0; i < n; i++)
+		chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+	if (chars <= LABEL_MAX) {
+		html_escape(b, s);
+		return;
+	}
+	/* ASCII cut (a multibyte label is cut at a byte that starts a character) */
+	size_t head = 12, tail = 8;
+	while (head < n && ((unsigned char)s[head] & 0xC0) == 0x80)
+		head++;
+	size_t from = n - tail;
+	while (from < n && ((unsigned char)s[from] & 0xC0) == 0x80)
+		from++;
+	char *h = xstrndup(s, head);
+	html_escape(b, h);
+	free(h);
+	buf_puts(b, "\xe2\x80\xa6");
+	html_escape(b, s + from);
+}
 #define WIDTH 720.0
 #define RIGHT 30.0
 
@@ -82,8 +108,10 @@ void svg_strip(struct buf *b, const struct strip_row *rows, size_t nrows)
 		   LEFT + plot_w / 2, height - 2);
 	for (size_t r = 0; r < nrows; r++) {
 		double y0 = top + row_h * (double)r, yc = y0 + row_h / 2;
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\" text-anchor=\"end\">", LEFT - 10, yc + 4);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\" text-anchor=\"end\"><title>", LEFT - 10, yc + 4);
 		html_escape(b, rows[r].label);
+		buf_puts(b, "</title>");
+		label(b, rows[r].label);
 		buf_puts(b, "</text>\n");
 		for (size_t i = 0; i < rows[r].n; i++) {
 			double v = rows[r].x[i];
@@ -154,8 +182,10 @@ void svg_forest(struct buf *b, const struct forest_row *rows, size_t nrows, doub
 			continue;
 		double yc = top + row_h * ((double)k + 0.5);
 		k++;
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\" text-anchor=\"end\">", LEFT - 10, yc + 4);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\" text-anchor=\"end\"><title>", LEFT - 10, yc + 4);
 		html_escape(b, f->label);
+		buf_puts(b, "</title>");
+		label(b, f->label);
 		buf_puts(b, "</text>");
 		const char *cls = f->lo > e1 ? "faster" : f->hi < e0 ? "slower" : "same";
 		if (f->lo > 0 && isfinite(f->hi) && f->hi > 0)

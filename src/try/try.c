@@ -694,6 +694,53 @@ static bool scan_says_gpu(const struct session *s, const char *file)
 	return false;
 }
 
+/* Does file (relative to the project), or a project module it imports,
+ * import one of try.json's gpu_modules? */
+static bool imports_gpu(const struct session *s, const char *file)
+{
+	if (!file)
+		return false;
+	struct ptrvec files = {0};
+	ptrvec_push(&files, xstrdup(file));
+	local_imports(s->c.dir, file, &files, 0);
+	json_t *mods = json_object_get(s->data, "gpu_modules");
+	bool gpu = false;
+	for (size_t f = 0; f < files.len && !gpu; f++) {
+		char *path = xasprintf("%s/%s", s->c.dir, (char *)files.items[f]);
+		struct buf b = {0};
+		char *why = NULL;
+		if (read_file(path, 16u << 20, &b, &why) && b.data) {
+			for (char *line = b.data; line && *line && !gpu; ) {
+				char *end = strchr(line, '\n');
+				if (end)
+					*end = '\0';
+				while (*line == ' ' || *line == '\t')
+					line++;
+				char mod[256] = "";
+				if (sscanf(line, "import %255[A-Za-z0-9_.]", mod) == 1 ||
+				    sscanf(line, "from %255[A-Za-z0-9_.] import", mod) == 1) {
+					size_t i;
+					json_t *m;
+					json_array_foreach(mods, i, m) {
+						const char *g = json_string_value(m);
+						size_t n = g ? strlen(g) : 0;
+						if (n && strncmp(mod, g, n) == 0 && (mod[n] == '\0' || mod[n] == '.'))
+							gpu = true;
+					}
+				}
+				line = end ? end + 1 : NULL;
+			}
+		}
+		free(why);
+		buf_free(&b);
+		free(path);
+	}
+	for (size_t f = 0; f < files.len; f++)
+		free(files.items[f]);
+	ptrvec_free(&files);
+	return gpu;
+}
+
 /* ---- the baseline ---- */
 
 static char **skip_list(const struct session *s)
@@ -925,7 +972,7 @@ static size_t list_candidates(struct session *s, struct cand **out)
 		c->run = xstrdup(s->c.cands[k].command);
 		c->observe = xstrdup(s->c.cands[k].command);
 		char *sc = script_of(c->run);
-		c->gpu = scan_says_gpu(s, sc);
+		c->gpu = scan_says_gpu(s, sc) || imports_gpu(s, sc);
 		free(sc);
 	}
 	*out = cs;
@@ -1182,6 +1229,37 @@ out:
 	return doc;
 }
 
+/* Every string in j with `prefix` taken out (the run directory in the
+ * tracer's labels: the project's own paths are what a reader knows). */
+static void strip_prefix(json_t *j, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (json_is_string(j)) {
+		const char *v = json_string_value(j);
+		if (!strstr(v, prefix))
+			return;
+		struct buf b = {0};
+		for (const char *p = v; *p; ) {
+			if (strncmp(p, prefix, n) == 0)
+				p += n;
+			else
+				buf_putc(&b, *p++);
+		}
+		json_string_set(j, b.data ? b.data : "");
+		buf_free(&b);
+	} else if (json_is_array(j)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(j, i, e)
+			strip_prefix(e, prefix);
+	} else if (json_is_object(j)) {
+		const char *k;
+		json_t *e;
+		json_object_foreach(j, k, e)
+			strip_prefix(e, prefix);
+	}
+}
+
 /* One separate run of c under the tracer (never a timed one): the trace
  * report's JSON, with the Chrome trace beside it (candidate-N.trace.json),
  * or {"error": why}. */
@@ -1230,6 +1308,18 @@ static json_t *trace_candidate(struct session *s, const struct cand *c, int inde
 	} else {
 		struct trace_report *r = trace_analyze(t, &cfg);
 		out = trace_report_json(r);
+		/* the tracer names files from gpuopt's directory: drop the run directory */
+		char *abs = xasprintf("%s/", sc.dir);
+		strip_prefix(out, abs);
+		char *cwd = getcwd(NULL, 0);
+		size_t cl = cwd ? strlen(cwd) : 0;
+		if (cwd && strncmp(sc.dir, cwd, cl) == 0 && sc.dir[cl] == '/') {
+			char *rel = xasprintf("%s/", sc.dir + cl + 1);
+			strip_prefix(out, rel);
+			free(rel);
+		}
+		free(cwd);
+		free(abs);
 		char *chrome = xasprintf("%s/candidate-%d.trace.json", s->dir, index);
 		char *ewhy = NULL;
 		if (trace_export_chrome(t, chrome, &ewhy))
@@ -1380,13 +1470,28 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 		struct waste *waste = xcalloc(json_array_size(tf) + 1, sizeof *waste);
 		if (tr && !json_object_get(tr, "error")) {
 			in.traced = true;
+			json_t *budget = json_object_get(tr, "budget");
+			in.trace_wall_s = json_number_value(json_object_get(budget, "wall_s"));
+			in.gpu_window_s = (double)json_integer_value(json_object_get(budget, "gpu_phase_ns")) / 1e9;
+			if (json_integer_value(json_object_get(budget, "kernels")) > 0)
+				in.gpu = true; /* the trace saw it run GPU work */
 			size_t k;
 			json_t *f;
+			/* each cost as a share of the traced run's wall time: what it does to the
+			 * end-to-end time, which is what the benchmark compares */
 			json_array_foreach(tf, k, f) {
+				double cost = json_number_value(json_object_get(f, "cost_s"));
 				waste[in.nwaste++] = (struct waste){json_string_value(json_object_get(f, "rule")),
 					json_string_value(json_object_get(f, "line")), json_string_value(json_object_get(f, "fix")),
-					json_number_value(json_object_get(f, "share"))};
+					in.trace_wall_s > 0 ? cost / in.trace_wall_s : 0};
 			}
+			/* most costly first */
+			for (size_t a = 1; a < in.nwaste; a++)
+				for (size_t b2 = a; b2 > 0 && waste[b2].share > waste[b2 - 1].share; b2--) {
+					struct waste tmp = waste[b2];
+					waste[b2] = waste[b2 - 1];
+					waste[b2 - 1] = tmp;
+				}
 			in.waste = waste;
 		}
 		struct verdict_out v;

@@ -56,7 +56,18 @@ static void limiting_factor(const struct verdict_in *in, json_t *t, char **facto
 			buf_printf(why, "; %s", w->fix);
 		return;
 	}
-	if (in->gpu && in->base_median_s > 0 && in->base_median_s < small) {
+	double window = threshold(t, "gpu_window_share", 0.2);
+	if (in->gpu && in->traced && in->trace_wall_s > 0 && in->gpu_window_s < window * in->trace_wall_s) {
+		char w[32], g[32];
+		fmt_time(w, sizeof w, in->trace_wall_s);
+		fmt_time(g, sizeof g, in->gpu_window_s);
+		*factor = xstrdup("problem size");
+		buf_printf(why, "its GPU work spans %s of its %s: the rest is start-up (imports, the CUDA context, "
+			   "library loads) and host work, which this problem is too small to win back; try a larger "
+			   "input, or keep this on the CPU", g, w);
+		return;
+	}
+	if (in->gpu && !in->traced && in->base_median_s > 0 && in->base_median_s < small) {
 		char b[32];
 		fmt_time(b, sizeof b, in->base_median_s);
 		*factor = xstrdup("problem size");

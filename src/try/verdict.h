@@ -27,7 +27,7 @@ struct waste {               /* one cost the trace names */
 	const char *rule;        /* "roundtrip-storm", "pageable-transfer", ... */
 	const char *where;       /* "solve.py:12", or NULL */
 	const char *fix;         /* or NULL */
-	double share;            /* of the traced run's wall time */
+	double share;            /* of the traced run's wall time (try computes it from cost_s) */
 };
 
 struct verdict_in {
@@ -50,6 +50,8 @@ struct verdict_in {
 	const struct waste *waste; /* the trace's costs, most costly first */
 	size_t nwaste;
 	bool traced;
+	double trace_wall_s;     /* the traced run's wall time */
+	double gpu_window_s;     /* its first to last GPU operation (0: none) */
 };
 
 struct verdict_out {

@@ -23,9 +23,9 @@ def results(tmp_path_factory):
     d = tmp_path_factory.mktemp("rep") / "proj"
     shutil.copytree(ROOT / "tests" / "e2e" / "projects" / "norms", d)
     (d / "gpuopt.toml").write_text(
-        f'baseline = "{PY} norms.py 60000"\noutputs = ["norms.npy"]\n'
-        f'candidates = [{{name = "vectorized", command = "{PY} norms_fast.py 60000"}}, '
-        f'{{name = "float16", command = "{PY} norms_wrong.py 60000"}}]\nmin_runs = 8\nmax_time = 6\n')
+        f'baseline = "{PY} norms.py 120000"\noutputs = ["norms.npy"]\n'
+        f'candidates = [{{name = "vectorized", command = "{PY} norms_fast.py 120000"}}, '
+        f'{{name = "float16", command = "{PY} norms_wrong.py 120000"}}]\nmin_runs = 8\nmax_time = 6\n')
     r = run("try", "--python", PY, "-q", cwd=d, timeout=300)
     assert r.rc == 0, r
     return d / "gpuopt-try"
@@ -48,7 +48,7 @@ def test_markdown(results, tmp_path):
     r = run("report", "--format", "markdown", "-o", out, results)
     assert r.rc == 0, r
     md = out.read_text()
-    assert md.startswith("## gpuopt try: `/usr/bin/python3 norms.py 60000`")
+    assert md.startswith("## gpuopt try: `/usr/bin/python3 norms.py 120000`")
     assert "| vectorized | **keep** |" in md
     assert "| float16 | **reject** | wrong output |" in md
     assert "<svg" not in md
@@ -123,7 +123,7 @@ def test_rendered_in_chromium(results, tmp_path):
     assert not bad, bad
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
     flat = " ".join(text.split())
-    assert "gpuopt try: /usr/bin/python3 norms.py 60000" in flat
+    assert "gpuopt try: /usr/bin/python3 norms.py 120000" in flat
     assert "Keep vectorized: it computes the same outputs as the baseline" in flat
     assert "wrong output" in flat and "reject" in flat and "keep" in flat
     assert "speedup (baseline time / candidate time), log scale" in flat  # the forest plot's axis
@@ -156,3 +156,28 @@ def test_incomplete_results_say_so(results, tmp_path):
     r = run("report", "-f", "markdown", "-o", "-", d)
     assert r.rc == 0, r
     assert "These results are incomplete: gpuopt try did not finish" in r.out
+
+
+@pytest.mark.parametrize("name, want", [
+    ("diffusion", ["Keep cupy twin: it computes the same outputs as the baseline and is 3.44x as fast.",
+                   "| cupy, NaN check on the host | **revise** | transfers |",
+                   "sync-bound at diffusion_cupy_check.py:21 (main)",
+                   "| cupy in float32 | **reject** | wrong output |"]),
+    ("diffusion-small", ["| cupy twin, 96 x 96 | **reject** | problem size |",
+                         "its GPU work spans 10.0 ms of its 1.15 s"]),
+    ("spectra", ["No candidate is kept", "| torch twin | **reject** | problem size |"]),
+])
+def test_results_recorded_on_the_h200(tmp_path, name, want):
+    """The try results recorded on the H200 (examples/try/results) render,
+    traces included, and say what was found there."""
+    d = tmp_path / name
+    shutil.copytree(ROOT / "examples" / "try" / "results" / name, d)
+    r = run("report", "-f", "markdown", "-o", "-", d)
+    assert r.rc == 0, r
+    for w in want:
+        assert w in r.out, w
+    r = run("report", d)
+    assert r.rc == 0, r
+    html = (d / "report.html").read_text()
+    if name == "diffusion":
+        assert "Trace of one separate run (gpuopt trace)" in html and "sync-bound" in html

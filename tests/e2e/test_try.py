@@ -18,12 +18,12 @@ PROJECT = ROOT / "tests" / "e2e" / "projects" / "norms"
 PY = "/usr/bin/python3"  # Debian's, with numpy and scikit-learn
 
 CONTRACT = f"""
-baseline = "{PY} norms.py 60000"
+baseline = "{PY} norms.py 120000"
 outputs = ["norms.npy"]
 candidates = [
-  {{name = "vectorized", command = "{PY} norms_fast.py 60000"}},
-  {{name = "pure python", command = "{PY} norms_slow.py 60000"}},
-  {{name = "float16", command = "{PY} norms_wrong.py 60000"}},
+  {{name = "vectorized", command = "{PY} norms_fast.py 120000"}},
+  {{name = "pure python", command = "{PY} norms_slow.py 120000"}},
+  {{name = "float16", command = "{PY} norms_wrong.py 120000"}},
 ]
 min_runs = 5
 max_time = 4
@@ -65,7 +65,7 @@ def test_verdicts_for_cpu_candidates(tmp_path):
     assert "reject      pure python  [the algorithm] slower than the baseline" in out, r
     assert "reject      float16      [wrong output] its outputs differ from the reference: norms.npy:" in out, r
     # progress on stderr, one line per step
-    assert "gpuopt try: baseline: /usr/bin/python3 norms.py 60000" in r.err
+    assert "gpuopt try: baseline: /usr/bin/python3 norms.py 120000" in r.err
     assert "gpuopt try: vectorized: benchmarking against the baseline" in r.err
     # the results directory: one JSON per step
     res = d / "gpuopt-try"
@@ -81,7 +81,7 @@ def test_verdicts_for_cpu_candidates(tmp_path):
     # the wrong one is never benchmarked
     assert c3["verdict"]["factor"] == "wrong output" and "bench" not in c3
     assert c3["verify"][0]["result"] == "fail"
-    assert c3["verify"][0]["report"]["items"][0]["mismatches"] > 59000
+    assert c3["verify"][0]["report"]["items"][0]["mismatches"] > 119000
     # the environment describes the baseline's own interpreter
     env = json.loads((res / "environment.json").read_text())
     assert env["python"]["interpreter"] == PY and env["python"]["packages"]["numpy"]
@@ -100,9 +100,9 @@ def test_verdicts_for_cpu_candidates(tmp_path):
     assert "(6 steps taken from the earlier run's results; --fresh starts over)" in r2.out
     assert r2.err == ""
     # a changed contract starts over
-    (d / "gpuopt.toml").write_text(CONTRACT.replace('"{PY} norms_slow.py 60000"', "x")
+    (d / "gpuopt.toml").write_text(CONTRACT.replace('"{PY} norms_slow.py 120000"', "x")
                                    .replace("min_runs = 5", "min_runs = 5\nmax_runs = 6")
-                                   .replace(f'{{name = "float16", command = "{PY} norms_wrong.py 60000"}},', ""))
+                                   .replace(f'{{name = "float16", command = "{PY} norms_wrong.py 120000"}},', ""))
     r3 = run("try", "--python", PY, cwd=d, timeout=300)
     assert r3.rc == 0, r3
     assert "the contract changed since the results" in r3.err

@@ -66,6 +66,14 @@ static void test_table(void **state)
 	expect(&in, TRY_REJECT, "problem size", "the whole baseline takes 200.0 ms");
 	in.base_median_s = 5;
 	expect(&in, TRY_REJECT, "the algorithm", "does not gain on this device");
+	/* traced: 26 ms of GPU work in a 4.7 s run is start-up, not the algorithm */
+	in.traced = true;
+	in.trace_wall_s = 4.74;
+	in.gpu_window_s = 0.026;
+	expect(&in, TRY_REJECT, "problem size", "its GPU work spans 26.0 ms of its 4.74 s");
+	in.gpu_window_s = 3.0;
+	expect(&in, TRY_REJECT, "the algorithm", "does not gain on this device");
+	in.traced = false;
 
 	in = ok_run();
 	in.bench = "no difference";
