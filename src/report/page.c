@@ -625,6 +625,45 @@ static void candidate_trace(struct em *e, json_t *c)
 	} else {
 		para(e, "The trace names no waste.");
 	}
+	/* the costliest Python lines */
+	json_t *lines = get(tr, "lines");
+	if (json_array_size(lines)) {
+		table(e, "lines", 5, "Python line", "Calls", "Host time in them", "GPU time they caused", "Copies");
+		size_t i;
+		json_t *l;
+		json_array_foreach(lines, i, l) {
+			if (i >= 10)
+				break;
+			struct buf calls = {0}, copies = {0};
+			double host_ns = 0, bytes = 0, ncopies = 0;
+			const char *op;
+			json_t *cj;
+			json_object_foreach(get(l, "calls"), op, cj) {
+				buf_printf(&calls, "%s%s %g", calls.len ? ", " : "", op, num(cj, "count", 0));
+				host_ns += num(cj, "host_ns", 0);
+			}
+			size_t k;
+			json_t *cp;
+			json_array_foreach(get(l, "copies"), k, cp) {
+				bytes += num(cp, "bytes", 0);
+				ncopies += num(cp, "count", 0);
+				buf_printf(&copies, "%s%g %s %s", copies.len ? "; " : "", num(cp, "count", 0),
+					   str(cp, "direction") ? str(cp, "direction") : "?",
+					   str(cp, "host_memory") ? str(cp, "host_memory") : "");
+			}
+			if (ncopies)
+				buf_printf(&copies, " (%.3g MB)", bytes / 1e6);
+			char host[32], gpu[32];
+			format_seconds(host, sizeof host, host_ns / 1e9);
+			format_seconds(gpu, sizeof gpu, num(l, "gpu_ns", NAN) / 1e9);
+			row(e, str(l, "label"), calls.data, host, gpu, copies.data);
+			buf_free(&calls);
+			buf_free(&copies);
+		}
+		table_end(e);
+		if (json_array_size(lines) > 10)
+			para(e, "(%zu more lines in the trace.)", json_array_size(lines) - 10);
+	}
 	if (str(tr, "chrome_trace"))
 		para(e, "The timeline, for Perfetto or Holistic Trace Analysis: %s.", str(tr, "chrome_trace"));
 }
