@@ -16,11 +16,16 @@
 # touched for the first time can cost more than the scan). Every run, cold,
 # warm and without cache, must give the same report.
 #
-# Usage: bench/scan_corpus.sh [GPUOPT_BINARY]   (default build/src/gpuopt)
+# Usage: bench/scan_corpus.sh [GPUOPT_BINARY [OTHER_BINARY]]
+#   (default build/src/gpuopt). With OTHER_BINARY (e.g. a build of an earlier
+#   commit), every gpuopt row is measured for both, their runs alternating,
+#   each report must be the same for both, and the rows end with the ratio
+#   OTHER / GPUOPT; the targets are checked for GPUOPT_BINARY.
 # Needs: those packages, pyflakes3 (apt-get install pyflakes3), GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/src/gpuopt}
+other=${2:-}
 runs=${RUNS:-3}
 pkgs="python3-numpy python3-scipy python3-pandas python3-sklearn python3-skimage python3-networkx"
 work=$(mktemp -d)
@@ -31,7 +36,8 @@ bytes=$(cat "${paths[@]}" | wc -c)
 lines=$(cat "${paths[@]}" | wc -l)
 echo "corpus: ${#paths[@]} files, $((bytes / 1000000)) MB, $lines lines"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GB"
-echo "gpuopt: $("$bin" --version), report: --format json -o FILE; median of $runs runs (min-max)"
+echo "gpuopt: $bin ($("$bin" --version)), report: --format json -o FILE; median of $runs runs (min-max)"
+[ -n "$other" ] && echo "other:  $other ($("$other" --version)), its runs alternating with gpuopt's"
 echo
 
 timed() { # timed CMD...: runs it; sets secs (wall, from bash's clock) and kb (peak RSS)
@@ -64,21 +70,38 @@ export XDG_CACHE_HOME=$cache
 peak=0
 : >"$work/digests"
 scan_runs() { # scan_runs NAME empty|keep ARGS...: RUNS runs, each from an empty cache
-  #              or keeping the cache as it is; sets secs (median)
+  #              or keeping the cache as it is; sets secs (median); with $other,
+  #              the other binary's runs alternate with these (its own cache)
   local name=$1 cache_mode=$2; shift 2
-  local times=() mb=0
+  local times=() otimes=() mb=0 omb=0
   for ((r = 0; r < runs; r++)); do
-    [ "$cache_mode" = empty ] && rm -rf "$cache"
-    timed "$bin" scan --format json --fail-on never -o "$work/report.json" "$@" -- "${paths[@]}"
-    times+=("$secs")
-    ((kb / 1024 > mb)) && mb=$((kb / 1024))
-    digest "$work/report.json" >>"$work/digests"
-    rm -f "$work/report.json"
+    for which in bin other; do
+      local exe=$bin c=$cache
+      if [ "$which" = other ]; then
+        [ -n "$other" ] || continue
+        exe=$other c=$cache.other
+      fi
+      [ "$cache_mode" = empty ] && rm -rf "$c"
+      XDG_CACHE_HOME=$c timed "$exe" scan --format json --fail-on never -o "$work/report.json" "$@" -- "${paths[@]}"
+      if [ "$which" = bin ]; then
+        times+=("$secs"); ((kb / 1024 > mb)) && mb=$((kb / 1024))
+      else
+        otimes+=("$secs"); ((kb / 1024 > omb)) && omb=$((kb / 1024))
+      fi
+      digest "$work/report.json" >>"$work/digests"
+      rm -f "$work/report.json"
+    done
   done
   ((mb > peak)) && peak=$mb
   mapfile -t sorted < <(printf '%s\n' "${times[@]}" | sort -g)
   secs=${sorted[$((runs / 2))]}
   printf "%-36s %8.3f s %8d MB   (%.3f-%.3f)\n" "$name" "$secs" "$mb" "${sorted[0]}" "${sorted[$((runs - 1))]}"
+  if [ -n "$other" ]; then
+    mapfile -t osorted < <(printf '%s\n' "${otimes[@]}" | sort -g)
+    local osecs=${osorted[$((runs / 2))]}
+    printf "%-36s %8.3f s %8d MB   (%.3f-%.3f)   other / gpuopt %.2fx\n" "  other binary" "$osecs" "$omb" \
+      "${osorted[0]}" "${osorted[$((runs - 1))]}" "$(awk -v a="$osecs" -v b="$secs" 'BEGIN { print a / b }')"
+  fi
 }
 
 # untimed: brings the sources into the page cache, as for every tool below

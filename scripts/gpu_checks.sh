@@ -7,7 +7,10 @@
 # which is tests/e2e/fixtures/h200_bench.json; (2) the GPU-dependent bench
 # tests run against the real driver; (3) a CPU and a GPU run of one workload
 # whose outputs `gpuopt verify` compares; (4) the wrong-on-purpose examples
-# run for real, with their scan findings.
+# run for real, with their scan findings; (5) gpuopt doctor and fit
+# (scripts/gpu_doctor_fit.sh: its own log and fixtures under $OUT); (6) gpuopt
+# trace's suite and overhead benchmark (scripts/trace_gpu_suite.sh); (7) gpuopt
+# try over examples/try and its reports (scripts/gpu_try.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu_checks}
@@ -55,4 +58,13 @@ PY
 log "4. the wrong-on-purpose examples, run for real, and what scan says about them"
 for f in examples/wrong_*.py; do echo "-- $f"; python3 "$f"; done
 "$G" scan --fail-on never examples/wrong_*.py | grep -E "GPU6|^Scanned"
+
+log "5. doctor and fit (scripts/gpu_doctor_fit.sh)"
+OUT="$OUT" bash scripts/gpu_doctor_fit.sh >/dev/null 2>&1
+echo "gpu_doctor_fit exit: $? (its log: $OUT/h200_doctor_fit.log)"
+log "6. gpuopt trace: the suite, the paths that do not trace, the overhead benchmark"
+OUT=$OUT GPUOPT=$G bash scripts/trace_gpu_suite.sh
+
+log "7. gpuopt try over examples/try, and the reports (scripts/gpu_try.sh)"
+OUT="$OUT" bash scripts/gpu_try.sh
 } 2>&1 | tee "$OUT/gpu_checks.log"

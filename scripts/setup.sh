@@ -4,12 +4,15 @@
 # hash), install the hash-pinned PyPI packages of requirements/*.txt into
 # .venv, and build gpuopt into build/.
 # Safe to run again: it installs only what is missing and rebuilds incrementally.
+# (Meson reads standard input when it asks the compiler for its include
+# paths: every meson call reads /dev/null instead of whatever stdin is.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config
           libtree-sitter-dev libjansson-dev libxxhash-dev libcmocka-dev zlib1g-dev
-          python3 python3-venv python3-pytest python3-numpy ca-certificates)
+          python3 python3-venv python3-pytest python3-numpy python3-sklearn ca-certificates
+          chromium poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,6 +44,6 @@ if [ ${#reqs[@]} -gt 0 ]; then
   fi
 fi
 
-[ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
-meson compile -C build >/dev/null
+[ -f build/build.ninja ] || meson setup build --buildtype=release </dev/null >/dev/null
+meson compile -C build </dev/null >/dev/null
 echo "gpuopt built: build/src/gpuopt"

@@ -40,17 +40,17 @@ echo "== release build"
 suite build
 
 echo "== sanitizer build (ASan + UBSan + LSan)"
-[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false </dev/null >/dev/null
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-meson compile -C build-asan >/dev/null
+meson compile -C build-asan </dev/null >/dev/null
 suite build-asan
 
 if command -v clang >/dev/null; then
   echo "== libFuzzer, ${FUZZ_SECONDS:-60} s per target"
   [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
-      -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-  if meson compile -C build-fuzz >/dev/null; then
+      -Db_sanitize=address,undefined -Db_lundef=false </dev/null >/dev/null
+  if meson compile -C build-fuzz </dev/null >/dev/null; then
     for exe in build-fuzz/tests/fuzz/fuzz_*; do
       [ -f "$exe" ] && [ -x "$exe" ] || continue
       t=${exe##*/fuzz_}
@@ -62,6 +62,7 @@ if command -v clang >/dev/null; then
       if [ "$t" = pyscan ] || [ "$t" = pyparse ]; then
         flags=(-max_len=512 -entropic=0) seeds=(examples)
       fi
+      [ "$t" = trace ] && seeds=(tests/e2e/fixtures/trace)
       if "$exe" -max_total_time="${FUZZ_SECONDS:-60}" "${flags[@]}" \
            -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
            "$work" "tests/fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then

@@ -3,7 +3,7 @@
 
 The GPU packages (cuML, cuDF, nx-cugraph, cuCIM, CuPy) and the CPU libraries they stand in for
 (NumPy, SciPy, pandas, scikit-learn, scikit-image, NetworkX) are installed from PyPI into .venv
-by scripts/setup.sh (requirements/knowledge-check.txt, hash-pinned). The GPU packages are read as
+by scripts/setup.sh (requirements/gpu-packages.txt and knowledge-check.txt, hash-pinned). The GPU packages are read as
 source (their .py / .pyi / .pyx files, never imported: they need a GPU and CUDA libraries);
 NumPy, SciPy, pandas and NetworkX are imported to list their public names, scikit-learn and
 scikit-image are read as source too (their __all__ lists).
@@ -43,7 +43,11 @@ import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-GPU_DISTS = ["cuml-cu12", "cudf-cu12", "nx-cugraph-cu12", "cucim-cu12", "cupy-cuda12x"]
+# Each GPU package by the distributions it ships as (the CUDA 13 build first; the Python sources
+# of the CUDA 12 one are the same).
+GPU_DISTS = {"cuml": ["cuml-cu13", "cuml-cu12"], "cudf": ["cudf-cu13", "cudf-cu12"],
+             "nx-cugraph": ["nx-cugraph-cu13", "nx-cugraph-cu12"],
+             "cucim": ["cucim-cu13", "cucim-cu12"], "cupy": ["cupy-cuda13x", "cupy-cuda12x"]}
 CPU_DISTS = ["numpy", "scipy", "pandas", "scikit-learn", "scikit-image", "networkx"]
 
 
@@ -417,7 +421,7 @@ def check_cuml(src, libs, rep, versions):
     if not accelerated:
         rep.cannot("cuml.accel: no proxied estimators found")
         return
-    ver = versions.get("cuml-cu12", "?")
+    ver = versions.get("cuml", "?")
     for name, (rel, _node, _imp, _cl) in sorted(accelerated.items()):
         rep.count("estimators cuml.accel proxies")
         v, e = sk.verdict(name)
@@ -722,7 +726,7 @@ def check_nx(src, libs, rep, versions):
     if not funcs:
         rep.cannot("nx-cugraph: no 'functions' set in _nx_cugraph/__init__.py")
         return
-    ver = versions.get("nx-cugraph-cu12", "?")
+    ver = versions.get("nx-cugraph", "?")
     import networkx
     from networkx.utils.backends import _registered_algorithms as registered
     # the names a user writes for each dispatchable algorithm: networkx.X and networkx.M.X
@@ -799,7 +803,7 @@ def resolve(dotted):
 
 def check_cucim(src, libs, rep, versions):
     sk = libs["skimage"]
-    ver = versions.get("cucim-cu12", "?")
+    ver = versions.get("cucim", "?")
     skver = versions.get("scikit-image", "?")
     top_names, _ = src.names("skimage")
     if top_names is None:
@@ -836,7 +840,7 @@ def check_cucim(src, libs, rep, versions):
 
 def check_numpy(src, libs, rep, versions):
     np_lib = libs["numpy"]
-    ver = versions.get("cupy-cuda12x", "?")
+    ver = versions.get("cupy", "?")
     for mod in ("numpy", "numpy.linalg", "numpy.fft", "numpy.random"):
         for n, obj in sorted(runtime_public(mod).items()):
             if inspect.isclass(obj) and issubclass(obj, BaseException):
@@ -861,7 +865,7 @@ def check_numpy(src, libs, rep, versions):
 
 def check_scipy(src, libs, rep, versions):
     sp = libs["scipy"]
-    ver = versions.get("cupy-cuda12x", "?")
+    ver = versions.get("cupy", "?")
     gpu_top, _ = src.names("cupyx.scipy")
     import scipy
     for sub in sorted(getattr(scipy, "__all__", [])):
@@ -898,7 +902,7 @@ def check_scipy(src, libs, rep, versions):
 
 def check_cudf(src, libs, rep, versions):
     pd_lib = libs["pandas"]
-    ver = versions.get("cudf-cu12", "?")
+    ver = versions.get("cudf", "?")
     cudf_names, complete = src.names("cudf")
     if cudf_names is None:
         rep.cannot("cudf not installed")
@@ -939,7 +943,7 @@ def check_gpu_names(src, libs, rep, versions):
             if "*" in n or n.split(".")[0] not in ("cupy", "cupyx"):
                 continue
             if src.exists(n) is False:
-                rep.add(lib.file, n, f"CuPy {versions.get('cupy-cuda12x', '?')} has no {n}")
+                rep.add(lib.file, n, f"CuPy {versions.get('cupy', '?')} has no {n}")
 
 
 def read_accepted(path):
@@ -971,12 +975,24 @@ def main():
     if os.path.realpath(args.site) not in map(os.path.realpath, sys.path):
         sys.path.insert(0, args.site)
     versions = dist_versions(args.site)
-    missing = [d for d in GPU_DISTS + CPU_DISTS if d not in versions]
+    read, missing = [], []
+    for pkg, dists in GPU_DISTS.items():
+        have = next((d for d in dists if d in versions), None)
+        if have:
+            versions[pkg] = versions[have]
+            read.append(f"{have} {versions[have]}")
+        else:
+            missing.append(" or ".join(dists))
+    for d in CPU_DISTS:
+        if d in versions:
+            read.append(f"{d} {versions[d]}")
+        else:
+            missing.append(d)
     if missing:
         sys.stderr.write(f"check_knowledge: {args.site}: missing {', '.join(missing)} "
-                         f"(requirements/knowledge-check.txt; run scripts/setup.sh)\n")
+                         f"(requirements/*.txt; run scripts/setup.sh)\n")
         return 2
-    print("read: " + ", ".join(f"{d} {versions[d]}" for d in GPU_DISTS + CPU_DISTS))
+    print("read: " + ", ".join(read))
     libs = load_knowledge(args.data)
     src = Source(args.site)
     rep = Report(read_accepted(args.accepted))

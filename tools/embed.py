@@ -3,7 +3,9 @@
 
 Usage: embed.py --root DATA_DIR --output data_blob.c [--depfile FILE.d] [FILE...]
 
-Without FILEs it takes DATA_DIR/rules.json and DATA_DIR/knowledge/*.json.
+Without FILEs it takes DATA_DIR/rules.json, every other .json at the top of DATA_DIR
+(gpus.json, fit.json, trace.json, try.json, ...), DATA_DIR/knowledge/*.json,
+DATA_DIR/doctor/*.json and DATA_DIR/probes/*.py.
 Each FILE is stored under its path relative to DATA_DIR ("rules.json",
 "knowledge/numpy.json"). The checks here are the build-time half of the
 validation (JSON syntax, rule ids, targets, fallback keys); the C loader
@@ -131,6 +133,77 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
         check_entry(path, e, rule_ids, where)
 
 
+def check_gpus(path, doc):
+    if not isinstance(doc.get("source"), str):
+        fail(path, "file", "missing 'source'")
+    lanes = doc.get("pcie", {}).get("lane_gbps", {})
+    if not lanes or not all(isinstance(v, (int, float)) and v > 0 for v in lanes.values()):
+        fail(path, "pcie", "lane_gbps needs a positive rate per generation")
+    for i, g in enumerate(doc.get("gpus", [])):
+        where = g.get("name", f"gpus[{i}]")
+        m = g.get("match")
+        if not isinstance(m, list) or not m or not all(isinstance(x, str) and x for x in m):
+            fail(path, where, "'match' must be a list of strings")
+        for k in ("memory_gbps", "host_gbps"):
+            if not isinstance(g.get(k), (int, float)) or g[k] <= 0:
+                fail(path, where, f"'{k}' must be a positive number")
+        for k in ("name", "host_link", "source"):
+            if not isinstance(g.get(k), str):
+                fail(path, where, f"missing string field '{k}'")
+
+
+def check_doctor(path, doc, docs):
+    if not isinstance(doc.get("source"), str):
+        fail(path, "file", "missing 'source'")
+    if path.endswith("packages.json"):
+        names = set()
+        for i, p in enumerate(doc.get("packages", [])):
+            where = p.get("name", f"packages[{i}]")
+            if not isinstance(p.get("name"), str) or not isinstance(p.get("dists"), list):
+                fail(path, where, "a package needs 'name' and a 'dists' list")
+            if p["name"] in names:
+                fail(path, where, "duplicate name")
+            names.add(p["name"])
+            if p.get("check") not in (None, "cupy", "torch", "rmm", "numba", "jax", "warp"):
+                fail(path, where, f"unknown check '{p.get('check')}' (data/probes/doctor.py has none)")
+    if path.endswith("install.json"):
+        for name, e in doc.get("packages", {}).items():
+            if not isinstance(e.get("source"), str) or "pip" not in e:
+                fail(path, name, "an install entry needs 'pip' and 'source'")
+
+
+def check_probe(path, raw):
+    try:
+        compile(raw, path, "exec")
+    except SyntaxError as e:
+        fail(path, f"line {e.lineno}", f"Python syntax error: {e.msg}")
+
+
+TRACE_RULES = {"transfer-bound", "roundtrip-storm", "pageable-transfer", "sync-bound", "launch-bound",
+               "gpu-starved", "memory-pressure", "cpu-fallback"}
+
+
+def check_trace(path, doc):
+    """trace.json: every rule that src/trace/rules.c computes, with its texts; thresholds with values."""
+    for k, v in doc.get("thresholds", {}).items():
+        if not isinstance(v, dict) or not isinstance(v.get("value"), (int, float)) or not isinstance(v.get("about"), str):
+            fail(path, f"thresholds.{k}", "needs a numeric 'value' and an 'about' text")
+    names = set()
+    for i, r in enumerate(doc.get("rules", [])):
+        where = r.get("name", f"rules[{i}]")
+        for k in ("name", "severity", "summary", "evidence", "fix"):
+            if not isinstance(r.get(k), str):
+                fail(path, where, f"missing string field '{k}'")
+        if r["severity"] not in SEVERITIES:
+            fail(path, where, f"unknown severity '{r['severity']}'")
+        names.add(r["name"])
+    if names != TRACE_RULES:
+        fail(path, "rules", f"must be exactly {sorted(TRACE_RULES)}")
+    for i, p in enumerate(doc.get("log_patterns", [])):
+        if not isinstance(p.get("regex"), str) or p.get("kind") not in ("fallback", "gpu"):
+            fail(path, f"log_patterns[{i}]", "needs a 'regex' and a kind of fallback or gpu")
+
+
 def c_string(data):
     out = []
     for i in range(0, len(data), 64):
@@ -147,14 +220,23 @@ def main():
     ap.add_argument("--depfile")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    folders = {"knowledge": ".json", "doctor": ".json", "probes": ".py"}
     if not a.files:
-        kdir = os.path.join(a.root, "knowledge")
-        a.files = [os.path.join(a.root, "rules.json")] + sorted(
-            os.path.join(kdir, f) for f in os.listdir(kdir) if f.endswith(".json"))
+        # rules.json first, every other data file at the top of data/ (each
+        # part's own facts: gpus.json, fit.json, try.json, ...), then the folders
+        top = sorted(f for f in os.listdir(a.root) if f.endswith(".json") and f != "rules.json")
+        a.files = [os.path.join(a.root, f) for f in ["rules.json"] + top]
+        for sub, ext in folders.items():
+            d = os.path.join(a.root, sub)
+            a.files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(ext))
     docs = []
     for f in a.files:
         rel = os.path.relpath(f, a.root)
         raw = open(f, "rb").read()
+        if rel.endswith(".py"):
+            check_probe(rel, raw)
+            docs.append((rel, raw, None))
+            continue
         try:
             doc = json.loads(raw)
         except ValueError as e:
@@ -166,8 +248,17 @@ def main():
     rule_ids = check_rules("rules.json", rules[0][2])
     seen = {}
     for rel, _, doc in docs:
-        if rel != "rules.json":
+        if rel == "trace.json":
+            check_trace(rel, doc)
+        elif rel.startswith("knowledge/"):
             check_knowledge(rel, doc, rule_ids, seen)
+        elif rel == "gpus.json":
+            check_gpus(rel, doc)
+        elif rel.startswith("doctor/"):
+            check_doctor(rel, doc, docs)
+        elif rel == "fit.json":
+            if not isinstance(doc.get("context_reserve_bytes"), int) or not isinstance(doc.get("too_big"), str):
+                fail(rel, "file", "needs context_reserve_bytes (a whole number) and too_big (text)")
     tmp = a.output + ".tmp"
     with open(tmp, "w") as out:
         out.write("/* Generated by tools/embed.py from data/: do not edit. */\n")
@@ -179,7 +270,8 @@ def main():
         out.write(f"const size_t gpuopt_data_file_count = {len(docs)};\n")
     os.replace(tmp, a.output)
     if a.depfile:
-        deps = [os.path.abspath(f) for f in a.files] + [os.path.abspath(os.path.join(a.root, "knowledge"))]
+        deps = [os.path.abspath(f) for f in a.files] + [
+            os.path.abspath(os.path.join(a.root, sub)) for sub in folders] + [os.path.abspath(a.root)]
         with open(a.depfile, "w") as d:
             d.write(a.output.replace(" ", "\\ ") + ": " + " ".join(x.replace(" ", "\\ ") for x in deps) + "\n")
 

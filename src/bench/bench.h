@@ -1,7 +1,7 @@
-/* bench: the data of one `gpuopt bench` session — settings, every run's raw
- * numbers, the statistics and verdicts computed from them, and the
- * environment record — shared by cmd_bench.c (which measures) and
- * benchfmt.c (which renders the text table, JSON, CSV and Markdown).
+/* bench: the benchmark engine's face for code, and the data of one session —
+ * settings, every run's raw numbers, the statistics and verdicts computed
+ * from them, and the environment record. bench_run() (bench.c) measures;
+ * benchfmt.c renders the text table, JSON, CSV and Markdown.
  *
  * Ownership: a bench_result owns its groups, their commands, runs, strings
  * and the environment JSON; bench_result_free() releases all of it. */
@@ -53,7 +53,21 @@ struct bench_settings {
 	double timeout_s;                       /* 0: none */
 	bool ignore_failure, fail_on_slower;
 	const char *python;
-	const char *export_json, *export_csv, *export_markdown;
+	const char *export_json, *export_csv, *export_markdown; /* for the caller; unused by bench_run */
+	bool progress;                          /* a progress line on stderr (a terminal) */
+	char *const *cwds;                      /* per command line, the directory its runs
+						 * (and --prepare, --setup, --cleanup) start in;
+						 * NULL: gpuopt's own */
+};
+
+/* How a bench_run ended. Every case but BENCH_OK has been said on stderr
+ * (the command, why, and a failed run's last stderr lines). */
+enum bench_status {
+	BENCH_OK,            /* every group measured and concluded */
+	BENCH_BAD_COMMAND,   /* a command could not be split or is not found; nothing ran */
+	BENCH_CANNOT_START,  /* a command could not be started (exec failed) */
+	BENCH_RUN_FAILED,    /* a run, --prepare, --setup or --cleanup failed, without --ignore-failure */
+	BENCH_INTERRUPTED,   /* SIGINT / SIGTERM: the running command was killed */
 };
 
 struct bench_run {
@@ -77,6 +91,7 @@ struct bench_command {
 	char *text;           /* the command line after {VAR} substitution */
 	char *name;           /* --command-name, or the text */
 	char **argv;          /* what is executed (NULL-terminated, owned) */
+	const char *cwd;      /* where it starts (borrowed from the settings), or NULL */
 	char **prepare, **setup, **cleanup; /* argv or NULL */
 	char *prepare_text, *setup_text, *cleanup_text;
 	char **param_values;  /* one per settings param, owned; NULL without params */
@@ -114,21 +129,27 @@ struct bench_group {
 };
 
 struct bench_result {
-	const struct bench_settings *set;
+	enum bench_status status;
+	const struct bench_settings *set; /* borrowed from the caller */
 	struct bench_group *groups;
 	size_t ngroups;
 	size_t ndev;                 /* GPUs sampled during runs (0: none) */
 	json_t *env;                 /* {host, python, gpu} */
 	char *started_at;            /* ISO 8601 UTC */
 	double duration_s;
-	char *invocation;            /* the gpuopt command line, quoted */
+	char *invocation;            /* the gpuopt command line, quoted (owned; set by the caller) */
 	long rss_floor_kib;          /* gpuopt's resident size: lowest visible peak RSS */
 	bool shell_calibrated;
 	size_t shell_runs;
 	double shell_wall_s, shell_user_s, shell_sys_s;
 };
 
-void bench_result_free(struct bench_result *r);
+/* Runs the benchmark of commands (command lines, with {VAR} of s's
+ * parameters) under s, which must outlive the result. Never NULL: the
+ * caller reads status, and frees the result with bench_result_free. The
+ * statistics and verdicts are set only when status is BENCH_OK. */
+struct bench_result *bench_run(const struct bench_settings *s, char *const *commands, size_t ncommands);
+void bench_result_free(struct bench_result *r); /* accepts NULL */
 
 /* Renders the human report (verdicts first, then tables and notes). */
 void bench_print_text(FILE *out, const struct bench_result *r);

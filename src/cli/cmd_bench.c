@@ -3,21 +3,15 @@
  * the baseline is known to the asked precision; say whether each candidate
  * is faster, slower or no different, how sure that is, and on what machine.
  *
- * This file checks every command before anything runs, drives the rounds
- * and the stop rule, and computes the statistics; bench_cli.c parses the
- * options, runner.c starts and measures each run, stats.c does the arithmetic,
- * sysinfo.c / gpuinfo.c record the environment, benchfmt.c renders. */
+ * This file parses the options (bench_cli.c), checks the export paths,
+ * runs the engine (bench/bench.h), renders the report and the exports
+ * (bench/benchfmt.c) and decides the exit code. */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -25,11 +19,7 @@
 #include "commands.h"
 #include "core/diag.h"
 #include "core/fileio.h"
-#include "gpu/gpuinfo.h"
-#include "core/runner.h"
 #include "core/shellsplit.h"
-#include "core/stats.h"
-#include "gpu/sysinfo.h"
 
 static const char help[] =
 	"Usage: gpuopt bench [OPTIONS] BASELINE [CANDIDATE...]\n"
@@ -137,736 +127,6 @@ static const char help[] =
 	"and a candidate is slower; 2 usage error: a bad option, a command that cannot be\n"
 	"split or is not found, an unreadable --input or an unwritable export.\n";
 
-/* ---- building the commands ---- */
-
-/* tmpl with every {NAME} of the parameters replaced by its value. Owned. */
-static char *substitute(const char *tmpl, const struct bench_settings *s, char **values)
-{
-	struct buf b = {0};
-	for (const char *p = tmpl; *p; ) {
-		bool done = false;
-		if (*p == '{' && values) {
-			for (size_t k = 0; k < s->nparams && !done; k++) {
-				size_t len = strlen(s->params[k].name);
-				if (strncmp(p + 1, s->params[k].name, len) == 0 && p[1 + len] == '}') {
-					buf_puts(&b, values[k]);
-					p += len + 2;
-					done = true;
-				}
-			}
-		}
-		if (!done)
-			buf_putc(&b, *p++);
-	}
-	return buf_steal(&b);
-}
-
-/* The argv that runs text (split, or through the shell), checked: split
- * cleanly and the program exists. NULL after an error message. */
-static char **command_argv(const struct bench_settings *s, const char *text, const char *what)
-{
-	char **argv;
-	if (s->shell) {
-		argv = xcalloc(4, sizeof *argv);
-		argv[0] = xstrdup(s->shell);
-		argv[1] = xstrdup("-c");
-		argv[2] = xstrdup(text);
-		return argv;
-	}
-	char *why = NULL;
-	argv = shell_split(text, NULL, &why);
-	if (!argv) {
-		const char *hint = strstr(why, "assignment") ? ": run it as `env NAME=value CMD`, or use --shell"
-				   : strstr(why, "shell syntax") ? ": quote it, or run the commands with --shell"
-				   : "";
-		diag_error("bench: %s '%s': %s%s", what, text, why, hint);
-		free(why);
-		return NULL;
-	}
-	if (!runner_find_program(argv[0])) {
-		diag_error("bench: %s '%s': '%s' %s", what, text, argv[0],
-			   strchr(argv[0], '/') ? "is not an executable file"
-						: "is not found in PATH (command not found)");
-		shell_words_free(argv);
-		return NULL;
-	}
-	return argv;
-}
-
-static const char *per_command(const struct ptrvec *v, size_t i)
-{
-	if (v->len == 0)
-		return NULL;
-	return v->len == 1 ? v->items[0] : v->items[i];
-}
-
-/* Fills cmd from template i with parameter values (owned copy kept). */
-static bool build_command(const struct bench_settings *s, const struct ptrvec *templates, size_t i,
-			  char **values, struct bench_command *cmd)
-{
-	memset(cmd, 0, sizeof *cmd);
-	if (values) {
-		cmd->param_values = xcalloc(s->nparams, sizeof *cmd->param_values);
-		for (size_t k = 0; k < s->nparams; k++)
-			cmd->param_values[k] = xstrdup(values[k]);
-	}
-	cmd->text = substitute(templates->items[i], s, values);
-	cmd->name = i < s->names.len ? substitute(s->names.items[i], s, values) : xstrdup(cmd->text);
-	cmd->argv = command_argv(s, cmd->text, "command");
-	if (!cmd->argv)
-		return false;
-	const char *aux[3] = {per_command(&s->prepare, i), per_command(&s->setup, i),
-			      per_command(&s->cleanup, i)};
-	char **texts[3] = {&cmd->prepare_text, &cmd->setup_text, &cmd->cleanup_text};
-	char ***argvs[3] = {&cmd->prepare, &cmd->setup, &cmd->cleanup};
-	const char *what[3] = {"--prepare", "--setup", "--cleanup"};
-	for (int k = 0; k < 3; k++) {
-		if (!aux[k])
-			continue;
-		*texts[k] = substitute(aux[k], s, values);
-		*argvs[k] = command_argv(s, *texts[k], what[k]);
-		if (!*argvs[k])
-			return false;
-	}
-	return true;
-}
-
-static void command_free(struct bench_command *c)
-{
-	free(c->text);
-	free(c->name);
-	shell_words_free(c->argv);
-	shell_words_free(c->prepare);
-	shell_words_free(c->setup);
-	shell_words_free(c->cleanup);
-	free(c->prepare_text);
-	free(c->setup_text);
-	free(c->cleanup_text);
-	for (size_t i = 0; i < c->nruns; i++)
-		free(c->runs[i].gpu);
-	free(c->runs);
-	free(c->gpu);
-	for (size_t i = 0; i < c->warnings.len; i++)
-		free(c->warnings.items[i]);
-	ptrvec_free(&c->warnings);
-}
-
-void bench_result_free(struct bench_result *r)
-{
-	for (size_t g = 0; g < r->ngroups; g++) {
-		struct bench_group *grp = &r->groups[g];
-		for (size_t i = 0; i < grp->ncmds; i++) {
-			if (grp->cmds[i].param_values)
-				for (size_t k = 0; k < r->set->nparams; k++)
-					free(grp->cmds[i].param_values[k]);
-			free(grp->cmds[i].param_values);
-			command_free(&grp->cmds[i]);
-		}
-		free(grp->cmds);
-		free(grp->cmp);
-		if (grp->param_values)
-			for (size_t k = 0; k < r->set->nparams; k++)
-				free(grp->param_values[k]);
-		free(grp->param_values);
-		for (size_t i = 0; i < grp->warnings.len; i++)
-			free(grp->warnings.items[i]);
-		ptrvec_free(&grp->warnings);
-	}
-	free(r->groups);
-	json_decref(r->env);
-	free(r->started_at);
-	free(r->invocation);
-	memset(r, 0, sizeof *r);
-}
-
-/* Builds the groups: one per parameter combination when there are two or
- * more commands; one group of every combination when there is one. */
-static bool build_groups(const struct bench_settings *s, const struct ptrvec *templates,
-			 struct bench_result *res)
-{
-	size_t ncomb = 1;
-	for (size_t k = 0; k < s->nparams; k++) {
-		ncomb *= s->params[k].nvalues;
-		if (ncomb > MAX_PARAM_VALUES) {
-			diag_error("bench: the parameters make over %d combinations", MAX_PARAM_VALUES);
-			return false;
-		}
-	}
-	size_t *odo = xcalloc(s->nparams ? s->nparams : 1, sizeof *odo);
-	char **values = s->nparams ? xcalloc(s->nparams, sizeof *values) : NULL;
-	bool one_template = templates->len == 1 && s->nparams > 0;
-	res->ngroups = one_template ? 1 : ncomb;
-	res->groups = xcalloc(res->ngroups, sizeof *res->groups);
-	if (one_template) {
-		res->groups[0].ncmds = ncomb;
-		res->groups[0].cmds = xcalloc(ncomb, sizeof *res->groups[0].cmds);
-	}
-	bool ok = true;
-	for (size_t comb = 0; comb < ncomb && ok; comb++) {
-		for (size_t k = 0; k < s->nparams; k++)
-			values[k] = s->params[k].values[odo[k]];
-		if (one_template) {
-			ok = build_command(s, templates, 0, values, &res->groups[0].cmds[comb]);
-		} else {
-			struct bench_group *g = &res->groups[comb];
-			g->cmds = xcalloc(templates->len, sizeof *g->cmds);
-			g->ncmds = templates->len;
-			if (values) {
-				g->param_values = xcalloc(s->nparams, sizeof *g->param_values);
-				for (size_t k = 0; k < s->nparams; k++)
-					g->param_values[k] = xstrdup(values[k]);
-			}
-			for (size_t i = 0; i < templates->len && ok; i++)
-				ok = build_command(s, templates, i, values, &g->cmds[i]);
-		}
-		/* next combination: the last parameter turns fastest */
-		for (size_t k = s->nparams; k-- > 0; ) {
-			if (++odo[k] < s->params[k].nvalues)
-				break;
-			odo[k] = 0;
-		}
-	}
-	if (one_template && s->names.len == 1)
-		for (size_t i = 0; i < ncomb; i++) {
-			/* one name for a sweep: tell the values apart */
-			struct buf b = {0};
-			buf_puts(&b, res->groups[0].cmds[i].name);
-			bool changed = strcmp(s->names.items[0], res->groups[0].cmds[i].name) != 0;
-			if (!changed) {
-				for (size_t k = 0; k < s->nparams; k++)
-					buf_printf(&b, "%s%s=%s", k ? ", " : " (", s->params[k].name,
-						   res->groups[0].cmds[i].param_values[k]);
-				buf_putc(&b, ')');
-			}
-			free(res->groups[0].cmds[i].name);
-			res->groups[0].cmds[i].name = buf_steal(&b);
-		}
-	free(odo);
-	free(values);
-	return ok;
-}
-
-/* ---- measuring ---- */
-
-struct ctx {
-	const struct bench_settings *set;
-	struct bench_result *res;
-	int null_fd, in_fd, out_fd, err_fd;
-	struct gpu_sampler *sampler;
-	struct rng rng;
-	bool progress;
-	double last_progress;
-	int rc; /* the exit code once something went wrong */
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int capture_fd(void)
-{
-	FILE *f = tmpfile();
-	if (!f)
-		return -1;
-	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
-	fclose(f);
-	if (fd >= 0)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND);
-	return fd;
-}
-
-/* Prints the last lines of what the failed run wrote to stderr. */
-static void show_stderr(int fd)
-{
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size <= 0) {
-		fputs("gpuopt: bench: it wrote nothing to stderr\n", stderr);
-		return;
-	}
-	off_t start = size > 8192 ? size - 8192 : 0;
-	char buf[8193];
-	ssize_t n = pread(fd, buf, (size_t)(size - start), start);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	/* the last 20 lines */
-	int lines = 0;
-	char *p = buf + n;
-	if (p > buf && p[-1] == '\n')
-		p--;
-	while (p > buf && lines < 20) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	if (*p == '\n')
-		p++;
-	fprintf(stderr, "gpuopt: bench: its stderr%s:\n", start > 0 || p > buf ? " ended with" : " was");
-	for (char *line = p; *line; ) {
-		char *end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		fprintf(stderr, "  | %s\n", line);
-		if (!end)
-			break;
-		line = end + 1;
-	}
-}
-
-static void report_failure(struct ctx *c, const char *what, const char *text, const struct run_result *r)
-{
-	if (c->progress)
-		fputs("\r\033[K", stderr);
-	if (r->spawn_errno) {
-		diag_error("bench: %s '%s' could not be started: %s", what, text, strerror(r->spawn_errno));
-		c->rc = EXIT_USAGE;
-		return;
-	}
-	char *how = run_describe(r, c->set->timeout_s);
-	diag_error("bench: %s '%s' %s", what, text, how);
-	free(how);
-	show_stderr(c->err_fd);
-	c->rc = EXIT_FAIL;
-}
-
-/* Runs a --prepare / --setup / --cleanup command; false after reporting. */
-static bool run_aux(struct ctx *c, char **argv, const char *text, const char *what)
-{
-	if (ftruncate(c->err_fd, 0) != 0) {
-		/* the capture is best effort */
-	}
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
-	struct run_result r;
-	runner_run(argv, &io, c->set->timeout_s, &r);
-	if (runner_interrupted())
-		return false;
-	if (!run_ok(&r)) {
-		report_failure(c, what, text, &r);
-		return false;
-	}
-	return true;
-}
-
-static void progress(struct ctx *c, const struct bench_group *g, size_t rounds, const char *phase)
-{
-	if (!c->progress)
-		return;
-	double t = now_s();
-	if (t - c->last_progress < 0.2)
-		return;
-	c->last_progress = t;
-	fprintf(stderr, "\r\033[Kgpuopt bench: %s, group %zu of %zu, round %zu", phase,
-		(size_t)(g - c->res->groups) + 1, c->res->ngroups, rounds);
-	fflush(stderr);
-}
-
-/* One run of cmd; false when the benchmark must stop (reported). */
-static bool measure(struct ctx *c, struct bench_command *cmd, unsigned round, unsigned slot, bool warmup)
-{
-	const struct bench_settings *s = c->set;
-	if (cmd->prepare && !run_aux(c, cmd->prepare, cmd->prepare_text, "--prepare"))
-		return false;
-	if (c->in_fd != c->null_fd)
-		lseek(c->in_fd, 0, SEEK_SET);
-	if (ftruncate(c->err_fd, 0) != 0) {
-		/* best effort */
-	}
-	struct runner_stdio io = {c->in_fd, c->out_fd, c->err_fd};
-	struct gpu_usage *gpu = NULL;
-	if (c->sampler && !warmup) {
-		gpu = xcalloc(c->res->ndev, sizeof *gpu);
-		gpu_sampler_begin(c->sampler);
-	}
-	struct run_result r;
-	bool started = runner_run(cmd->argv, &io, s->timeout_s, &r);
-	if (gpu)
-		gpu_sampler_end(c->sampler, gpu);
-	if (!started) {
-		free(gpu);
-		report_failure(c, "command", cmd->text, &r);
-		return false;
-	}
-	if (cmd->nruns == cmd->cap) {
-		cmd->cap = cmd->cap ? cmd->cap * 2 : 64;
-		cmd->runs = xrealloc(cmd->runs, cmd->cap * sizeof *cmd->runs);
-	}
-	struct bench_run *run = &cmd->runs[cmd->nruns++];
-	memset(run, 0, sizeof *run);
-	run->round = round;
-	run->slot = slot;
-	run->warmup = warmup;
-	run->wall_raw_s = r.wall_s;
-	run->wall_s = r.wall_s;
-	run->user_s = r.user_s;
-	run->sys_s = r.sys_s;
-	if (c->res->shell_calibrated) {
-		run->wall_s = fmax(0, r.wall_s - c->res->shell_wall_s);
-		run->user_s = fmax(0, r.user_s - c->res->shell_user_s);
-		run->sys_s = fmax(0, r.sys_s - c->res->shell_sys_s);
-	}
-	run->peak_rss_kib = r.peak_rss_kib;
-	run->exit_code = r.exit_code;
-	run->signal = r.signal;
-	run->timed_out = r.timed_out;
-	run->gpu = gpu;
-	if (!warmup)
-		cmd->measured_s += run->wall_s;
-	if (runner_interrupted())
-		return false;
-	if (!run_ok(&r) && !s->ignore_failure) {
-		char *what = xasprintf("%s run %u of command", warmup ? "warm-up" : "measured", round + 1);
-		report_failure(c, what, cmd->text, &r);
-		free(what);
-		return false;
-	}
-	return true;
-}
-
-/* The measured wall times of cmd in round order. Owned; *n set. */
-static double *measured_walls(const struct bench_command *cmd, size_t *n)
-{
-	double *x = xmalloc((cmd->nruns ? cmd->nruns : 1) * sizeof *x);
-	size_t k = 0;
-	for (size_t i = 0; i < cmd->nruns; i++)
-		if (!cmd->runs[i].warmup)
-			x[k++] = cmd->runs[i].wall_s;
-	*n = k;
-	return x;
-}
-
-static uint64_t derive_seed(uint64_t seed, size_t group, size_t index)
-{
-	return seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(group * 4096 + index + 1);
-}
-
-static double half_width(const struct interval *iv)
-{
-	if (!(iv->estimate > 0) || isnan(iv->lo) || isnan(iv->hi))
-		return INFINITY;
-	return fmax(iv->hi / iv->estimate - 1, 1 - iv->lo / iv->estimate);
-}
-
-/* The interval of each comparison (or of the median alone) with resamples. */
-static void compare_all(const struct ctx *c, struct bench_group *g, unsigned resamples)
-{
-	size_t gi = (size_t)(g - c->res->groups);
-	size_t nb;
-	double *base = measured_walls(&g->cmds[0], &nb);
-	if (g->ncmds == 1)
-		stats_median_ci(base, nb, resamples, BENCH_CONFIDENCE, derive_seed(c->set->seed, gi, 0),
-				&g->median_ci);
-	for (size_t i = 1; i < g->ncmds; i++) {
-		size_t nc;
-		double *cand = measured_walls(&g->cmds[i], &nc);
-		size_t n = nb < nc ? nb : nc;
-		struct bench_comparison *cmp = &g->cmp[i - 1];
-		cmp->candidate = i;
-		cmp->pairs = n;
-		stats_ratio_ci(base, cand, n, resamples, BENCH_CONFIDENCE, derive_seed(c->set->seed, gi, i),
-			       &cmp->speedup);
-		cmp->half_width = half_width(&cmp->speedup);
-		free(cand);
-	}
-	free(base);
-}
-
-static bool precise_enough(const struct ctx *c, struct bench_group *g)
-{
-	compare_all(c, g, BENCH_CHECK_RESAMPLES);
-	if (g->ncmds == 1)
-		return half_width(&g->median_ci) <= c->set->precision;
-	for (size_t i = 0; i + 1 < g->ncmds; i++)
-		if (!(g->cmp[i].half_width <= c->set->precision))
-			return false;
-	return true;
-}
-
-static const char *should_stop(struct ctx *c, struct bench_group *g, size_t rounds, double elapsed,
-			       size_t *next_check)
-{
-	const struct bench_settings *s = c->set;
-	if (rounds < s->min_runs)
-		return NULL;
-	if (s->max_runs && rounds >= s->max_runs)
-		return s->max_runs == s->min_runs ? "runs" : "max-runs";
-	if (s->max_time_s > 0 && elapsed >= s->max_time_s)
-		return "max-time";
-	for (size_t i = 0; i < g->ncmds; i++)
-		if (g->cmds[i].measured_s < s->min_time_s)
-			return NULL;
-	if (rounds < *next_check)
-		return NULL;
-	*next_check = rounds + (rounds / 20 > 1 ? rounds / 20 : 1);
-	return precise_enough(c, g) ? "precision" : NULL;
-}
-
-static bool run_round(struct ctx *c, struct bench_group *g, unsigned round, bool warmup, size_t *order)
-{
-	for (size_t i = 0; i < g->ncmds; i++)
-		order[i] = i;
-	rng_shuffle(&c->rng, order, g->ncmds);
-	for (size_t k = 0; k < g->ncmds; k++)
-		if (!measure(c, &g->cmds[order[k]], round, (unsigned)k, warmup))
-			return false;
-	return true;
-}
-
-/* True when no command before i in g has the same text in the field at
- * offset (a char * member): a --setup or --cleanup given once runs once per
- * group, or once per parameter value when it names {VAR}. */
-static bool first_with_text(const struct bench_group *g, size_t i, size_t offset)
-{
-	const char *mine = *(char *const *)((const char *)&g->cmds[i] + offset);
-	for (size_t j = 0; j < i; j++) {
-		const char *other = *(char *const *)((const char *)&g->cmds[j] + offset);
-		if (other && strcmp(other, mine) == 0)
-			return false;
-	}
-	return true;
-}
-
-static bool run_group(struct ctx *c, struct bench_group *g)
-{
-	const struct bench_settings *s = c->set;
-	size_t *order = xcalloc(g->ncmds, sizeof *order);
-	g->cmp = xcalloc(g->ncmds > 1 ? g->ncmds - 1 : 1, sizeof *g->cmp);
-	bool ok = true;
-	size_t set_up = 0; /* commands whose --setup ran (or that have none) */
-	for (; set_up < g->ncmds; set_up++) {
-		struct bench_command *cmd = &g->cmds[set_up];
-		if (cmd->setup && first_with_text(g, set_up, offsetof(struct bench_command, setup_text)) &&
-		    !run_aux(c, cmd->setup, cmd->setup_text, "--setup")) {
-			ok = false;
-			break;
-		}
-	}
-	for (unsigned w = 0; w < s->warmup && ok; w++) {
-		progress(c, g, 0, "warming up");
-		ok = run_round(c, g, w, true, order);
-	}
-	double start = now_s();
-	size_t rounds = 0, next_check = 0;
-	while (ok) {
-		runner_reset_peak();
-		ok = run_round(c, g, (unsigned)rounds, false, order);
-		if (!ok)
-			break;
-		rounds++;
-		progress(c, g, rounds, "measuring");
-		g->stop_reason = should_stop(c, g, rounds, now_s() - start, &next_check);
-		if (g->stop_reason)
-			break;
-	}
-	g->rounds = rounds;
-	g->elapsed_s = now_s() - start;
-	if (!runner_interrupted()) {
-		/* cleanup runs even after a failure, for the commands that were set up */
-		for (size_t i = 0; i < set_up; i++)
-			if (g->cmds[i].cleanup &&
-			    first_with_text(g, i, offsetof(struct bench_command, cleanup_text)) &&
-			    !run_aux(c, g->cmds[i].cleanup, g->cmds[i].cleanup_text, "--cleanup"))
-				ok = false;
-	}
-	free(order);
-	return ok;
-}
-
-/* ---- statistics and warnings ---- */
-
-static void warn(struct ptrvec *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct ptrvec *w, const char *fmt, ...)
-{
-	struct buf b = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	ptrvec_push(w, buf_steal(&b));
-}
-
-static void summarize_command(const struct ctx *c, struct bench_command *cmd)
-{
-	size_t n = 0;
-	double *wall = measured_walls(cmd, &n);
-	double *user = xmalloc((n ? n : 1) * sizeof *user), *sys = xmalloc((n ? n : 1) * sizeof *sys);
-	double *rss = xmalloc((n ? n : 1) * sizeof *rss);
-	size_t k = 0;
-	cmd->failed = 0;
-	cmd->rss_max_kib = 0;
-	double first = NAN;
-	for (size_t i = 0; i < cmd->nruns; i++) {
-		const struct bench_run *r = &cmd->runs[i];
-		if (r->warmup)
-			continue;
-		if (k == 0)
-			first = r->wall_s;
-		user[k] = r->user_s;
-		sys[k] = r->sys_s;
-		rss[k] = (double)r->peak_rss_kib;
-		if (r->peak_rss_kib > cmd->rss_max_kib)
-			cmd->rss_max_kib = r->peak_rss_kib;
-		if (r->exit_code != 0 || r->signal || r->timed_out)
-			cmd->failed++;
-		k++;
-	}
-	cmd->measured = n;
-	stats_summarize(wall, n, &cmd->wall);
-	stats_summarize(user, n, &cmd->user);
-	stats_summarize(sys, n, &cmd->sys);
-	cmd->rss_median_kib = stats_median(rss, n);
-	size_t ndev = c->res->ndev;
-	if (ndev) {
-		cmd->gpu = xcalloc(ndev, sizeof *cmd->gpu);
-		for (size_t d = 0; d < ndev; d++) {
-			struct gpu_summary *gs = &cmd->gpu[d];
-			double mem_sum = 0, util_sum = 0;
-			for (size_t i = 0; i < cmd->nruns; i++) {
-				const struct bench_run *r = &cmd->runs[i];
-				if (r->warmup || !r->gpu || r->gpu[d].samples == 0)
-					continue;
-				const struct gpu_usage *u = &r->gpu[d];
-				gs->samples += u->samples;
-				mem_sum += u->mem_used_mean * u->samples;
-				util_sum += u->util_mean * u->samples;
-				gs->mem_peak = fmax(gs->mem_peak, u->mem_used_peak);
-				gs->util_peak = fmax(gs->util_peak, u->util_peak);
-			}
-			if (gs->samples) {
-				gs->mem_mean = mem_sum / gs->samples;
-				gs->util_mean = util_sum / gs->samples;
-			}
-		}
-	}
-	/* warnings */
-	const struct summary *w = &cmd->wall;
-	if (n && w->median < BENCH_SHORT_RUN_S) {
-		char *m = bench_format_seconds(w->median);
-		warn(&cmd->warnings, "median %s is under 5 ms: process start-up dominates; time a larger "
-			 "workload, or repeat the work inside one process", m);
-		free(m);
-	}
-	if (n > 2 && first > BENCH_FIRST_RUN_FACTOR * w->median && w->mad > 0 &&
-	    0.6745 * (first - w->median) / w->mad > STATS_OUTLIER_Z) {
-		char *f = bench_format_seconds(first);
-		warn(&cmd->warnings, "the first measured run took %s, %.1fx the median: a warm-up was missing "
-			 "or too short (raise --warmup)", f, first / w->median);
-		free(f);
-	}
-	if (n > 2 && w->median > 0 && 1.4826 * w->mad / w->median > BENCH_HIGH_VARIATION)
-		warn(&cmd->warnings, "high variation: 1.4826 x MAD is %.0f%% of the median; close other "
-			 "programs, check the load average, or add runs", 100 * 1.4826 * w->mad / w->median);
-	size_t outliers = w->outliers_low + w->outliers_high;
-	if (n > 2 && (double)outliers > BENCH_OUTLIER_SHARE * (double)n)
-		warn(&cmd->warnings, "%zu of %zu runs are outliers (modified z-score above 3.5): the machine "
-			 "was busy, or the command's time varies", outliers, n);
-	if (cmd->failed)
-		warn(&cmd->warnings, "%zu of %zu measured runs failed and are counted (--ignore-failure)",
-		     cmd->failed, n);
-	if (c->res->shell_calibrated && n && w->median < c->res->shell_wall_s) {
-		char *sh = bench_format_seconds(c->res->shell_wall_s);
-		warn(&cmd->warnings, "the shell's own start-up (%s, subtracted) is longer than what is left "
-			 "of this command: drop --shell if it can run without one", sh);
-		free(sh);
-	}
-	free(wall);
-	free(user);
-	free(sys);
-	free(rss);
-}
-
-static void conclude_group(const struct ctx *c, struct bench_group *g)
-{
-	const struct bench_settings *s = c->set;
-	for (size_t i = 0; i < g->ncmds; i++)
-		summarize_command(c, &g->cmds[i]);
-	compare_all(c, g, s->resamples);
-	double up = 1 + s->min_effect, down = 1 / up;
-	for (size_t i = 0; i + 1 < g->ncmds; i++) {
-		struct bench_comparison *cmp = &g->cmp[i];
-		const struct interval *iv = &cmp->speedup;
-		if (iv->lo > up) {
-			cmp->verdict = "faster";
-			cmp->conclusive = true;
-		} else if (iv->hi < down) {
-			cmp->verdict = "slower";
-			cmp->conclusive = true;
-		} else {
-			cmp->verdict = "no difference";
-			cmp->conclusive = iv->lo >= down && iv->hi <= up;
-		}
-		if (cmp->half_width > s->precision && strcmp(g->stop_reason ? g->stop_reason : "", "precision"))
-			warn(&g->warnings, "%s: the interval is +/-%.1f%%, wider than --precision %.3g%% "
-				 "(stopped by --%s)", g->cmds[cmp->candidate].name, 100 * cmp->half_width,
-			     100 * s->precision, g->stop_reason ? g->stop_reason : "?");
-	}
-	if (g->rounds < 10)
-		warn(&g->warnings, "only %zu round%s: a bootstrap interval from so few runs is rough; "
-			 "use at least 10 (--min-runs)", g->rounds, g->rounds == 1 ? "" : "s");
-	if (g->ncmds == 1) {
-		double hw = half_width(&g->median_ci);
-		if (hw > s->precision && strcmp(g->stop_reason ? g->stop_reason : "", "precision"))
-			warn(&g->warnings, "the median's interval is +/-%.1f%%, wider than --precision %.3g%% "
-				 "(stopped by --%s)", 100 * hw, 100 * s->precision,
-			     g->stop_reason ? g->stop_reason : "?");
-	}
-}
-
-/* ---- the whole session ---- */
-
-static bool calibrate_shell(struct ctx *c)
-{
-	char *argv[] = {(char *)c->set->shell, "-c", "", NULL};
-	if (!runner_find_program(argv[0])) {
-		diag_error("bench: --shell: '%s' is not found", argv[0]);
-		c->rc = EXIT_USAGE;
-		return false;
-	}
-	size_t n = BENCH_SHELL_CALIBRATION_RUNS;
-	double *wall = xcalloc(n, sizeof *wall), *user = xcalloc(n, sizeof *user),
-	       *sys = xcalloc(n, sizeof *sys);
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
-	bool ok = true;
-	for (size_t i = 0; i < n + 3 && ok; i++) {
-		struct run_result r;
-		runner_run(argv, &io, c->set->timeout_s, &r);
-		if (!run_ok(&r) || runner_interrupted()) {
-			if (!runner_interrupted())
-				report_failure(c, "the empty shell run", "sh -c ''", &r);
-			ok = false;
-			break;
-		}
-		if (i >= 3) { /* three warm-ups first */
-			wall[i - 3] = r.wall_s;
-			user[i - 3] = r.user_s;
-			sys[i - 3] = r.sys_s;
-		}
-	}
-	if (ok) {
-		c->res->shell_calibrated = true;
-		c->res->shell_runs = n;
-		c->res->shell_wall_s = stats_median(wall, n);
-		c->res->shell_user_s = stats_median(user, n);
-		c->res->shell_sys_s = stats_median(sys, n);
-	}
-	free(wall);
-	free(user);
-	free(sys);
-	return ok;
-}
-
-static char *iso_now(void)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	char text[32];
-	gmtime_r(&t, &tm);
-	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(text);
-}
-
 static bool writable_target(const char *opt, const char *path)
 {
 	if (!path || strcmp(path, "-") == 0)
@@ -898,62 +158,6 @@ static bool export_one(const char *opt, const char *path, char *doc)
 	return ok;
 }
 
-static bool open_streams(struct ctx *c)
-{
-	const struct bench_settings *s = c->set;
-	c->null_fd = runner_open_in("/dev/null");
-	int null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	c->err_fd = capture_fd();
-	if (c->null_fd < 0 || null_out < 0 || c->err_fd < 0) {
-		diag_error("bench: cannot open /dev/null or a temporary file: %s", strerror(errno));
-		if (null_out >= 0)
-			close(null_out);
-		return false;
-	}
-	/* /dev/null opened read-only serves stdin; a second one serves stdout */
-	c->in_fd = c->null_fd;
-	if (s->input) {
-		c->in_fd = runner_open_in(s->input);
-		struct stat st;
-		if (c->in_fd < 0 || fstat(c->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-			diag_error("bench: --input: cannot read '%s': %s", s->input,
-				   c->in_fd < 0 ? strerror(errno) : "is a directory");
-			if (c->in_fd >= 0)
-				close(c->in_fd);
-			c->in_fd = c->null_fd;
-			close(null_out);
-			return false;
-		}
-	}
-	switch (s->output) {
-	case OUTPUT_NULL: c->out_fd = null_out; return true;
-	case OUTPUT_INHERIT: c->out_fd = STDOUT_FILENO; break;
-	case OUTPUT_FILE:
-		c->out_fd = runner_open_out(s->output_file);
-		if (c->out_fd < 0) {
-			diag_error("bench: --output: cannot write '%s': %s", s->output_file, strerror(errno));
-			close(null_out);
-			c->out_fd = -1;
-			return false;
-		}
-		break;
-	}
-	close(null_out);
-	return true;
-}
-
-static void close_streams(struct ctx *c)
-{
-	if (c->in_fd >= 0 && c->in_fd != c->null_fd)
-		close(c->in_fd);
-	if (c->null_fd >= 0)
-		close(c->null_fd);
-	if (c->out_fd > STDERR_FILENO)
-		close(c->out_fd);
-	if (c->err_fd >= 0)
-		close(c->err_fd);
-}
-
 static char *invocation_text(int argc, char **argv)
 {
 	struct buf b = {0};
@@ -965,94 +169,58 @@ static char *invocation_text(int argc, char **argv)
 	return buf_steal(&b);
 }
 
+
 static int run(int argc, char **argv)
 {
 	struct bench_cli cli;
 	memset(&cli, 0, sizeof cli);
-	struct bench_result res;
-	memset(&res, 0, sizeof res);
-	struct ctx c = {.null_fd = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1, .rc = EXIT_USAGE};
+	struct bench_result *res = NULL;
 	int rc = EXIT_USAGE;
 	if (!bench_cli_parse(argc, argv, &cli))
 		goto out;
-	const struct bench_settings *s = &cli.set;
-	res.set = s;
-	c.set = s;
-	c.res = &res;
+	struct bench_settings *s = &cli.set;
 	if (!writable_target("--export-json", s->export_json) ||
 	    !writable_target("--export-csv", s->export_csv) ||
 	    !writable_target("--export-markdown", s->export_markdown))
 		goto out;
-	if (!build_groups(s, &cli.commands, &res))
-		goto out;
-	if (!open_streams(&c))
-		goto out;
-
-	runner_install_signals();
-	double t0 = now_s();
-	res.started_at = iso_now();
-	res.invocation = invocation_text(argc, argv);
-	/* The environment first: the GPU query forks, so before any thread. */
-	json_t *gpu = gpuinfo_query(20);
-	json_t *host = sysinfo_host();
-	json_t *python = sysinfo_python(s->python, 30);
-	res.env = json_pack("{s:o, s:o, s:o}", "host", host, "python", python, "gpu", gpu);
-	if (json_is_true(json_object_get(gpu, "found"))) {
-		c.sampler = gpu_sampler_new(BENCH_GPU_INTERVAL_MS);
-		res.ndev = gpu_sampler_devices(c.sampler);
-	}
-	rng_seed(&c.rng, s->seed);
-	c.progress = isatty(STDERR_FILENO);
-	c.rc = EXIT_OK;
-
-	bool ok = !s->shell || calibrate_shell(&c);
-	for (size_t g = 0; g < res.ngroups && ok; g++)
-		ok = run_group(&c, &res.groups[g]);
-	if (c.progress)
-		fputs("\r\033[K", stderr);
-	res.rss_floor_kib = runner_floor_rss_kib();
-	res.duration_s = now_s() - t0;
-	if (runner_interrupted()) {
+	s->progress = isatty(STDERR_FILENO);
+	res = bench_run(s, (char *const *)cli.commands.items, cli.commands.len);
+	res->invocation = invocation_text(argc, argv);
+	switch (res->status) {
+	case BENCH_OK: break;
+	case BENCH_BAD_COMMAND: rc = EXIT_USAGE; goto out;
+	case BENCH_INTERRUPTED:
 		diag_error("bench: interrupted; the running command was killed, --cleanup was not run, "
 			   "nothing was exported");
 		rc = EXIT_FAIL;
 		goto out;
-	}
-	if (!ok) {
-		if (c.rc == EXIT_OK)
-			c.rc = EXIT_FAIL;
+	case BENCH_CANNOT_START:
+	case BENCH_RUN_FAILED:
 		diag_error("bench: stopped; nothing was exported%s",
-			   c.rc == EXIT_FAIL ? " (--ignore-failure keeps going past failed runs)" : "");
-		rc = c.rc;
+			   res->status == BENCH_RUN_FAILED ? " (--ignore-failure keeps going past failed runs)" : "");
+		rc = res->status == BENCH_RUN_FAILED ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
-	for (size_t g = 0; g < res.ngroups; g++)
-		conclude_group(&c, &res.groups[g]);
 
 	bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
 			 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
 			 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
-	bench_print_text(to_stdout ? stderr : stdout, &res);
+	bench_print_text(to_stdout ? stderr : stdout, res);
 	fflush(stdout);
-	bool written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(&res) : NULL);
-	written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(&res) : NULL);
+	bool written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
+	written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
 	written &= export_one("--export-markdown", s->export_markdown,
-			      s->export_markdown ? bench_to_markdown(&res) : NULL);
+			      s->export_markdown ? bench_to_markdown(res) : NULL);
 	rc = EXIT_OK;
 	if (s->fail_on_slower)
-		for (size_t g = 0; g < res.ngroups; g++)
-			for (size_t i = 0; i + 1 < res.groups[g].ncmds; i++)
-				if (strcmp(res.groups[g].cmp[i].verdict, "slower") == 0)
+		for (size_t g = 0; g < res->ngroups; g++)
+			for (size_t i = 0; i + 1 < res->groups[g].ncmds; i++)
+				if (strcmp(res->groups[g].cmp[i].verdict, "slower") == 0)
 					rc = EXIT_FAIL;
 	if (!written)
 		rc = EXIT_USAGE;
 out:
-	gpu_sampler_free(c.sampler);
-	close_streams(&c);
-	if (res.set)
-		bench_result_free(&res);
-	else
-		free(res.groups);
+	bench_result_free(res);
 	bench_cli_free(&cli);
 	return rc;
 }

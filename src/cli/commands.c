@@ -7,8 +7,13 @@ const struct command *const commands[] = {
 	&cmd_scan,
 	&cmd_rules,
 	&cmd_explain,
+	&cmd_doctor,
+	&cmd_fit,
 	&cmd_bench,
+	&cmd_trace,
 	&cmd_verify,
+	&cmd_try,
+	&cmd_report,
 	NULL,
 };
 

@@ -208,3 +208,32 @@ void atomic_abort(struct atomic_file *af)
 	free(af->buf);
 	memset(af, 0, sizeof *af);
 }
+
+bool make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			free(p);
+			return false;
+		}
+		*s = '/';
+	}
+	bool ok = mkdir(p, 0755) == 0 || errno == EEXIST;
+	free(p);
+	return ok;
+}
+
+char *user_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		return xasprintf("%s/gpuopt", xdg);
+	if (home && *home)
+		return xasprintf("%s/.cache/gpuopt", home);
+	return NULL;
+}

@@ -44,4 +44,12 @@ bool atomic_commit(struct atomic_file *af, char **why);
 /* Drops what was written (the target is untouched). */
 void atomic_abort(struct atomic_file *af);
 
+/* Makes directory path and its missing parents (mode 0755); true when it
+ * exists afterwards. */
+bool make_dirs(const char *path);
+
+/* gpuopt's cache directory: $XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt
+ * (owned); NULL when neither variable is set. Not created here. */
+char *user_cache_dir(void);
+
 #endif

@@ -121,6 +121,8 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	for (int fd = 0; fd < 3; fd++)
 		if (from[fd] != fd)
 			posix_spawn_file_actions_adddup2(&fa, from[fd], fd);
+	if (io->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, io->cwd);
 	posix_spawnattr_init(&at);
 	sigset_t none, dflt;
 	sigemptyset(&none);
@@ -276,4 +278,60 @@ int runner_open_in(const char *path)
 int runner_open_out(const char *path)
 {
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+bool runner_fork_read(void (*fn)(void *arg, int fd), void *arg, double timeout_s, struct buf *out,
+		      struct fork_result *res)
+{
+	res->status = 0;
+	res->timed_out = false;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return false;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		fn(arg, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	buf_reserve(out, 1);
+	out->data[out->len] = '\0';
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double left = timeout_s - ((double)(now.tv_sec - t0.tv_sec) +
+					   (double)(now.tv_nsec - t0.tv_nsec) / 1e9);
+		if (left <= 0) {
+			res->timed_out = true;
+			break;
+		}
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r <= 0)
+			continue; /* EINTR, or time to look at the clock */
+		buf_reserve(out, 65536);
+		ssize_t n = read(fds[0], out->data + out->len, out->cap - out->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		out->len += (size_t)n;
+		out->data[out->len] = '\0';
+	}
+	close(fds[0]);
+	if (res->timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
+		;
+	return true;
 }

@@ -21,8 +21,12 @@
 
 #include <stdbool.h>
 
+#include "util.h"
+
 struct runner_stdio {
 	int in, out, err;   /* descriptors the command gets as 0, 1 and 2 */
+	const char *cwd;    /* the directory it starts in (NULL: gpuopt's own); a
+			     * relative program path is taken from there */
 };
 
 struct run_result {
@@ -67,6 +71,21 @@ bool runner_interrupted(void);
 /* Finds a command name as posix_spawnp would: a name with '/' as is, else
  * each PATH entry. Returns true when an executable regular file is found. */
 bool runner_find_program(const char *name);
+
+/* How a child of runner_fork_read ended. */
+struct fork_result {
+	int status;      /* waitpid's status */
+	bool timed_out;  /* killed after timeout_s */
+};
+
+/* Runs fn(arg, fd) in a child process (fork; it should _exit, and is made
+ * to when it returns), which writes its answer to fd; the parent reads it
+ * into out (appended, NUL-terminated) until the child closes fd or exits,
+ * for at most timeout_s seconds, then kills it (SIGKILL) and reaps it. For
+ * work whose memory, threads or crashes must stay out of gpuopt (the NVIDIA
+ * libraries). False (errno set) when no child could be made. */
+bool runner_fork_read(void (*fn)(void *arg, int fd), void *arg, double timeout_s, struct buf *out,
+		      struct fork_result *res);
 
 /* Opens path for reading / writing (truncating) with O_CLOEXEC; -1 and errno
  * on failure. "/dev/null" works for both. For reading, a pipe (a FIFO, or

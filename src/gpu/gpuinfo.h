@@ -14,18 +14,36 @@
 #define GPUOPT_GPUINFO_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The GPU record as a new JSON object (never NULL):
  *   found (bool), status ("no NVIDIA GPU" or "N NVIDIA GPU(s)"), reason
- *   (why none, else null), driver_version, cuda_driver_version,
- *   nvml_version, nvml / cuda ({loaded, error}), devices: [{index, name,
- *   uuid, memory_total_bytes, memory_used_bytes, memory_free_bytes,
+ *   (why none, else null), driver_version, cuda_driver_version (the highest
+ *   CUDA version the driver serves, "13.0"), nvml_version, nvml / cuda
+ *   ({loaded, error}), devices: [{index, name, uuid, pci_bus_id,
+ *   memory_total_bytes, memory_used_bytes, memory_free_bytes,
  *   compute_capability, multiprocessors, clocks_mhz {graphics, sm, memory},
  *   max_clocks_mhz {...}, utilization_pct {gpu, memory}, temperature_c,
- *   l2_cache_bytes, memory_bus_width_bits, cuda_index}], unknown values
- *   null. Gives up after timeout_s seconds (a hung driver). */
+ *   l2_cache_bytes, memory_bus_width_bits, cuda_index,
+ *   pcie {generation, max_generation, gpu_max_generation, width, max_width},
+ *   persistence_mode, mig_mode {enabled, pending}, ecc {enabled, pending,
+ *   uncorrected_volatile, corrected_volatile, uncorrected_aggregate,
+ *   corrected_aggregate}, processes [{pid, name, memory_used_bytes}],
+ *   nvlinks [{link, version, remote_pci_bus_id}] (active links; null: none
+ *   or not supported), numa_node, local_cpus ("0-15"),
+ *   peers [{index (of the other device in devices), link ("NVLink" or
+ *   "PCIe"), nvlinks_direct, topology (nvidia-smi topo's "PIX", "PXB",
+ *   "PHB", "NODE", "SYS", "internal"), p2p_read, p2p_write, p2p_nvlink,
+ *   p2p_atomics (what NVML allows), cuda_can_access_peer}]}], unknown
+ *   values null. Gives up after timeout_s seconds (a hung driver). */
 json_t *gpuinfo_query(double timeout_s);
+
+/* Where the PCI device bus_id ("0000:19:00.0" or NVML's "00000000:19:00.0")
+ * sits: its NUMA node (-1 when the machine has one node or does not say)
+ * and the CPUs near it (*cpulist, owned, "0-15,32-47", or NULL), from
+ * /sys/bus/pci/devices/. False when sysfs has no such device. */
+bool gpu_pci_locality(const char *bus_id, int *numa_node, char **cpulist);
 
 /* One device's use during one run. samples = 0 when the run ended before
  * the first sample; the other fields are then meaningless. */

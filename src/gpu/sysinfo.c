@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fileio.h"
@@ -217,9 +218,11 @@ static int temp_fd(void)
 	return fd;
 }
 
+/* The whole content of temporary file fd, up to 1 MiB; owned, never NULL. */
 static char *read_fd(int fd)
 {
 	struct buf b = {0};
+	buf_puts(&b, ""); /* "" for an empty file */
 	if (lseek(fd, 0, SEEK_SET) == 0) {
 		for (;;) {
 			buf_reserve(&b, 4096);
@@ -333,4 +336,239 @@ done:
 	free(argv);
 	shell_words_free(words);
 	return result;
+}
+
+/* ---- the import probe (gpuopt doctor) ---- */
+
+static json_t *probe_record(const char *python)
+{
+	return json_pack("{s:s, s:b, s:n, s:n, s:n, s:n, s:n, s:n, s:[], s:[], s:[], s:[], s:i, s:f}",
+			 "interpreter", python, "found", false, "error", "version", "executable",
+			 "prefix", "virtualenv", "conda", "cuda_dists", "packages", "failures",
+			 "cudart", "runs", 0, "elapsed_s", 0.0);
+}
+
+static void add_cudart(json_t *rec, json_t *lib)
+{
+	json_t *all = json_object_get(rec, "cudart");
+	const char *path = json_string_value(json_object_get(lib, "path"));
+	json_t *major = json_object_get(lib, "major");
+	if (!path || !json_is_integer(major))
+		return;
+	size_t i;
+	json_t *v;
+	json_array_foreach(all, i, v)
+		if (strcmp(json_string_value(json_object_get(v, "path")), path) == 0)
+			return;
+	json_array_append_new(all, json_pack("{s:s, s:I}", "path", path, "major",
+					     json_integer_value(major)));
+}
+
+static const char *const python_keys[] = {"version", "executable", "prefix", "virtualenv", "conda",
+					   NULL};
+
+bool sysinfo_probe_collect(json_t *rec, const char *text, size_t len, char **pending)
+{
+	*pending = NULL;
+	bool done = false;
+	json_t *packages = json_object_get(rec, "packages");
+	for (const char *line = text, *end = text + len; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+		json_error_t err;
+		json_t *ev = n && line[0] == '{' ? json_loadb(line, n, JSON_REJECT_DUPLICATES, &err) : NULL;
+		line += n + (nl != NULL);
+		const char *kind = json_string_value(json_object_get(ev, "event"));
+		const char *name = json_string_value(json_object_get(ev, "name"));
+		if (!kind) {
+			json_decref(ev); /* not an event: ignored */
+			continue;
+		}
+		if (strcmp(kind, "python") == 0) {
+			for (size_t k = 0; python_keys[k]; k++) {
+				json_t *v = json_object_get(ev, python_keys[k]);
+				if (json_is_string(v) || json_is_boolean(v))
+					json_object_set(rec, python_keys[k], v);
+			}
+			json_t *meta = json_object_get(ev, "metadata");
+			if (json_is_false(meta) && json_is_null(json_object_get(rec, "error")))
+				json_object_set_new(rec, "error",
+						    json_string("importlib.metadata is missing (Python older "
+								"than 3.8): package versions unknown"));
+		} else if (strcmp(kind, "dists") == 0) {
+			json_t *cuda = json_object_get(ev, "cuda");
+			if (json_is_array(cuda) && json_array_size(json_object_get(rec, "cuda_dists")) == 0)
+				json_object_set(rec, "cuda_dists", cuda);
+		} else if (strcmp(kind, "begin") == 0 && name) {
+			free(*pending);
+			*pending = xstrdup(name);
+		} else if (strcmp(kind, "package") == 0 && name) {
+			if (*pending && strcmp(*pending, name) == 0) {
+				free(*pending);
+				*pending = NULL;
+			}
+			json_object_del(ev, "event");
+			json_array_append(packages, ev);
+		} else if (strcmp(kind, "libs") == 0) {
+			size_t i;
+			json_t *lib;
+			json_array_foreach(json_object_get(ev, "cudart"), i, lib)
+				add_cudart(rec, lib);
+		} else if (strcmp(kind, "done") == 0) {
+			done = true;
+		} else {
+			json_t *other = json_object_get(rec, "other");
+			if (!json_is_array(other)) {
+				other = json_array();
+				json_object_set_new(rec, "other", other);
+			}
+			json_array_append(other, ev);
+		}
+		json_decref(ev);
+	}
+	/* libraries the packages loaded, also from runs that ended early */
+	size_t i;
+	json_t *pkg;
+	json_array_foreach(packages, i, pkg) {
+		size_t k;
+		json_t *path;
+		json_array_foreach(json_object_get(pkg, "cudart_loaded"), k, path) {
+			const char *p = json_string_value(path);
+			const char *so = p ? strstr(p, ".so.") : NULL;
+			if (so) {
+				json_t *lib = json_pack("{s:s, s:i}", "path", p, "major", atoi(so + 4));
+				add_cudart(rec, lib);
+				json_decref(lib);
+			}
+		}
+	}
+	return done;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Replaces what is not UTF-8 in s with '?' (JSON strings must be). */
+static void utf8_scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
+			: (*p & 0xF8) == 0xF0 ? 4 : 0;
+		bool ok = n > 0 && !(n == 2 && *p < 0xC2);
+		for (int i = 1; ok && i < n; i++)
+			ok = (p[i] & 0xC0) == 0x80;
+		if (!ok) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
+}
+
+/* The last 300 bytes of the run's standard error, on one line. */
+static char *stderr_tail(int fd)
+{
+	char *text = read_fd(fd);
+	size_t len = strlen(text);
+	char *tail = xstrdup(len > 300 ? text + len - 300 : text);
+	free(text);
+	utf8_scrub(tail);
+	for (char *c = tail; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	size_t n = strlen(tail);
+	while (n && tail[n - 1] == ' ')
+		tail[--n] = '\0';
+	return tail;
+}
+
+json_t *sysinfo_python_probe(const char *python, const char *script, const char *arg,
+			     double timeout_s)
+{
+	json_t *rec = probe_record(python);
+	char *why = NULL;
+	size_t nwords = 0;
+	char **words = shell_split(python, &nwords, &why);
+	if (!words || nwords == 0) {
+		char *msg = xasprintf("cannot split the interpreter command: %s", why ? why : "empty");
+		json_object_set_new(rec, "error", json_string(msg));
+		free(msg);
+		free(why);
+		shell_words_free(words);
+		return rec;
+	}
+	if (!runner_find_program(words[0])) {
+		json_object_set_new(rec, "error", json_string("command not found"));
+		shell_words_free(words);
+		return rec;
+	}
+	struct buf skip = {0};
+	buf_puts(&skip, "");
+	double start = now_s();
+	int runs = 0;
+	for (;;) {
+		double left = timeout_s - (now_s() - start);
+		char **argv = xcalloc(nwords + 5, sizeof *argv);
+		for (size_t i = 0; i < nwords; i++)
+			argv[i] = words[i];
+		argv[nwords] = "-c";
+		argv[nwords + 1] = (char *)script;
+		argv[nwords + 2] = (char *)arg;
+		argv[nwords + 3] = skip.data;
+		int in = runner_open_in("/dev/null"), out = temp_fd(), err = temp_fd();
+		struct run_result r;
+		bool ran = in >= 0 && out >= 0 && err >= 0 &&
+			   runner_run(argv, &(struct runner_stdio){in, out, err}, left > 1 ? left : 1, &r);
+		free(argv);
+		runs++;
+		char *pending = NULL;
+		bool done = false;
+		if (!ran) {
+			json_object_set_new(rec, "error", json_string(in < 0 || out < 0 || err < 0
+									     ? "cannot open temporary files"
+									     : strerror(r.spawn_errno)));
+		} else {
+			json_object_set_new(rec, "found", json_true());
+			char *text = read_fd(out);
+			done = sysinfo_probe_collect(rec, text, strlen(text), &pending);
+			free(text);
+			if (!done) {
+				char *how = run_describe(&r, left > 1 ? left : 1);
+				char *tail = stderr_tail(err);
+				if (pending) {
+					json_array_append_new(json_object_get(rec, "failures"),
+							      json_pack("{s:s, s:s, s:s}", "name", pending,
+									"how", how, "stderr", tail));
+					buf_printf(&skip, "%s%s", skip.len ? "," : "", pending);
+				} else {
+					char *msg = xasprintf("the interpreter %s%s%s", how, *tail ? ": " : "",
+							      tail);
+					json_object_set_new(rec, "error", json_string(msg));
+					free(msg);
+				}
+				free(tail);
+				free(how);
+			}
+		}
+		if (in >= 0)
+			close(in);
+		if (out >= 0)
+			close(out);
+		if (err >= 0)
+			close(err);
+		bool again = !done && pending && timeout_s - (now_s() - start) > 1 && runs < 16;
+		free(pending);
+		if (!again)
+			break;
+	}
+	json_object_set_new(rec, "runs", json_integer(runs));
+	json_object_set_new(rec, "elapsed_s", json_real(now_s() - start));
+	buf_free(&skip);
+	shell_words_free(words);
+	return rec;
 }

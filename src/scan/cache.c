@@ -75,24 +75,6 @@ static void index_free(struct cache *c);
 static void index_save(struct cache *c);
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
-static bool mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			free(p);
-			return false;
-		}
-		*s = '/';
-	}
-	bool ok = mkdir(p, 0755) == 0 || errno == EEXIST;
-	free(p);
-	return ok;
-}
-
 /* Writes b to path, whole or not at all. A failed write only costs a
  * re-scan; the directory is made on the first failure, not checked on
  * every write. */
@@ -102,7 +84,7 @@ static void write_cache_file(char *path, const struct buf *b)
 	if (!write_file_replace(path, b->data, b->len, &why)) {
 		char *slash = strrchr(path, '/');
 		*slash = '\0';
-		bool ok = mkdirs(path);
+		bool ok = make_dirs(path);
 		*slash = '/';
 		free(why);
 		why = NULL;
@@ -114,14 +96,8 @@ static void write_cache_file(char *path, const struct buf *b)
 
 struct cache *cache_open(const struct kb *kb, bool keep_text)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	char *base;
-	if (xdg && *xdg)
-		base = xasprintf("%s/gpuopt", xdg);
-	else if (home && *home)
-		base = xasprintf("%s/.cache/gpuopt", home);
-	else
+	char *base = user_cache_dir();
+	if (!base)
 		return NULL;
 	struct cache *c = xcalloc(1, sizeof *c);
 	c->kb = kb;

@@ -359,7 +359,23 @@ static char *load_types(struct kb *kb)
 	return NULL;
 }
 
-struct kb *kb_load_files(const struct data_file *files, size_t n, char **why)
+static struct kb *load_kb_files(const struct data_file *files, size_t n, char **why);
+
+/* The data files also hold other parts' files (trace.json): the kb is
+ * rules.json and knowledge/ alone. */
+struct kb *kb_load_files(const struct data_file *all, size_t nall, char **why)
+{
+	struct data_file *files = xcalloc(nall ? nall : 1, sizeof *files);
+	size_t n = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (strcmp(all[i].name, "rules.json") == 0 || str_starts_with(all[i].name, "knowledge/"))
+			files[n++] = all[i];
+	struct kb *kb = load_kb_files(files, n, why);
+	free(files);
+	return kb;
+}
+
+static struct kb *load_kb_files(const struct data_file *files, size_t n, char **why)
 {
 	*why = NULL;
 	struct kb *kb = xcalloc(1, sizeof *kb);
@@ -415,8 +431,18 @@ static int name_cmp(const void *a, const void *b)
 struct kb *kb_load(char **why)
 {
 	const char *dir = getenv("GPUOPT_DATA_DIR");
-	if (!dir || !*dir)
-		return kb_load_files(gpuopt_data_files, gpuopt_data_file_count, why);
+	if (!dir || !*dir) {
+		/* rules.json and knowledge/: the other data files are not the kb's */
+		struct data_file *mine = xcalloc(gpuopt_data_file_count, sizeof *mine);
+		size_t n = 0;
+		for (size_t i = 0; i < gpuopt_data_file_count; i++)
+			if (strcmp(gpuopt_data_files[i].name, "rules.json") == 0 ||
+			    str_starts_with(gpuopt_data_files[i].name, "knowledge/"))
+				mine[n++] = gpuopt_data_files[i];
+		struct kb *kb = kb_load_files(mine, n, why);
+		free(mine);
+		return kb;
+	}
 	/* Read rules.json and knowledge/ *.json from disk. */
 	struct ptrvec names = {0};
 	ptrvec_push(&names, xstrdup("rules.json"));

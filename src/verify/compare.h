@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "npy.h"
+#include "core/npy.h"
 
 enum { CMP_BLOCK = 1024, CMP_MAX_SHOW = 100 };
 

@@ -1,8 +1,9 @@
-/* verify: what `gpuopt verify` compares and what it found. The comparers
- * append items to a report: verify_array.c (.npy files and .npz members),
- * verify_table.c (CSV / TSV tables), verify_recall.c (recall@k of
- * nearest-neighbour results); verify_report.c renders the report as text or
- * JSON. cmd_verify.c reads the command line and walks directories.
+/* verify: the verify engine's face for code, and what it compares and
+ * found. verify_paths() (verify.c) takes two files or directories and
+ * returns the report; the comparers append items to it: verify_array.c
+ * (.npy files and .npz members), verify_table.c (CSV / TSV tables),
+ * verify_recall.c (recall@k of nearest-neighbour results); verify_report.c
+ * renders the report as text or JSON.
  *
  * Ownership: a report owns its items, an item its strings, statistics and
  * children; verify_report_free releases everything. */
@@ -13,7 +14,7 @@
 #include <stdint.h>
 
 #include "compare.h"
-#include "npy.h"
+#include "core/npy.h"
 #include "core/util.h"
 
 struct verify_opts {
@@ -111,8 +112,15 @@ struct vitem *vitem_add(struct verify_report *r, enum vkind kind, const char *na
  * over), which is also printed at once as `gpuopt: verify: MSG`. */
 void vitem_fail(struct vitem *it, char *msg);
 
+/* Compares CANDIDATE cand with REFERENCE ref (two files, or two
+ * directories compared by relative path) under o, which, like the two
+ * strings, must outlive the report. Never NULL: what could not be read or
+ * compared is an item with status V_ERROR (also said on stderr). The
+ * caller frees the report with verify_report_free. */
+struct verify_report *verify_paths(const struct verify_opts *o, const char *ref, const char *cand);
+
 void vitem_free(struct vitem *it);
-void verify_report_free(struct verify_report *r);
+void verify_report_free(struct verify_report *r); /* frees r itself; accepts NULL */
 void verify_notice(struct verify_report *r, char *msg);
 
 /* Compares two .npy files / two .npz archives member by member. */

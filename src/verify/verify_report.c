@@ -70,12 +70,15 @@ void vitem_free(struct vitem *it)
 
 void verify_report_free(struct verify_report *r)
 {
+	if (!r)
+		return;
 	for (size_t i = 0; i < r->items.len; i++)
 		vitem_free(r->items.items[i]);
 	ptrvec_free(&r->items);
 	for (size_t i = 0; i < r->notices.len; i++)
 		free(r->notices.items[i]);
 	ptrvec_free(&r->notices);
+	free(r);
 }
 
 void verify_notice(struct verify_report *r, char *msg)

@@ -40,9 +40,9 @@ def test_core_including_an_engine_fails(tmp_path):
 
 
 def test_one_engine_including_another_fails(tmp_path):
-    r = run(copy_with(tmp_path, "verify/npy.h", '#  include "bench/bench.h"'))
+    r = run(copy_with(tmp_path, "verify/npz.h", '#  include "bench/bench.h"'))
     assert r.returncode == 1
-    assert "verify/npy.h:1: includes \"bench/bench.h\": verify may use core" in r.stderr
+    assert "verify/npz.h:1: includes \"bench/bench.h\": verify may use core" in r.stderr
 
 
 def test_an_unknown_folder_fails(tmp_path):

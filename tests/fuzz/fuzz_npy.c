@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify/npy.h"
+#include "core/npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

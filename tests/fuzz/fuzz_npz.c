@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "verify/npy.h"
+#include "core/npy.h"
 #include "verify/npz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

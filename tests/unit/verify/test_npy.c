@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "verify/npy.h"
+#include "core/npy.h"
 
 /* A .npy file: preamble for `major`, the dict padded to 64 bytes with a
  * final newline, then data_len zero bytes. Returns the length. */

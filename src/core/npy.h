@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/util.h"
+#include "util.h"
 
 enum {
 	NPY_MAX_DIMS = 64,      /* numpy 2's limit (numpy 1 allows 32) */

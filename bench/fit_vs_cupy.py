@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Time the copies `gpuopt fit` measures with CuPy and CUDA events too, in
+the same run, and print gpuopt / CuPy per copy kind and size.
+
+Usage: python3 bench/fit_vs_cupy.py --gpuopt PATH [--rounds N] [--out RESULT.json]
+
+Each of N rounds (default 3) runs `gpuopt fit --refresh --no-peers --format
+json` and then the same copies through CuPy, so that the two alternate and
+drift in the machine (pageable copies on a VM move by 10-20% between runs)
+falls on both; per copy the medians over the rounds are compared. For every
+measured size of host->device and device->host, pinned and pageable, and for
+the device-to-device copy, this runs the same number of copies per trial
+(the `reps` gpuopt used), one warm-up and the median of as many trials,
+between two CUDA events on a CuPy stream: cupy.cuda.runtime.memcpyAsync from
+a pinned buffer (cupyx.empty_pinned) or a NumPy array, into a CuPy array. The
+difference in method: gpuopt queues its pinned and device copies behind a
+spin kernel, so their enqueue cost stays out of the events; CuPy's events see
+it, which matters only for copies of a few microseconds. First-touch copies
+are timed as a program does them: cupy.asarray of a new NumPy array and
+cupy.asnumpy into a new one, wall clock, synchronized.
+
+Pageable buffers are NumPy arrays, which NumPy maps with transparent huge
+pages asked for, as gpuopt maps its own.
+
+The check: at sizes of 1 MiB and more, each rate within 10% of CuPy's. The
+last line says how many sizes pass and which tool measured higher.
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import cupy as cp
+import cupyx
+
+KIND = {"h2d_pinned": (1, True), "d2h_pinned": (2, True), "h2d_pageable": (1, False),
+        "d2h_pageable": (2, False)}
+
+
+def events_time(stream, fn, reps):
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record(stream)
+    for _ in range(reps):
+        fn()
+    stop.record(stream)
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) / 1e3
+
+
+def median_trials(stream, fn, reps, trials):
+    events_time(stream, fn, reps)  # warm-up
+    t = [events_time(stream, fn, reps) for _ in range(trials)]
+    return statistics.median(t) / reps, statistics.pstdev(t) / statistics.mean(t)
+
+
+def cupy_round(c, stream, bufs):
+    """One pass of CuPy over the copies of ceilings c: {(kind, bytes): (gbps, cv)}."""
+    dev, dev2, pinned, pageable = bufs
+    out = {}
+    for key, (kind, is_pinned) in KIND.items():
+        host = pinned if is_pinned else pageable
+        for p in c["transfers"][key]:
+            n, reps, trials = p["bytes"], p["reps"], p["trials"]
+            if kind == 1:
+                fn = lambda: cp.cuda.runtime.memcpyAsync(dev.data.ptr, host.ctypes.data, n, 1, stream.ptr)
+            else:
+                fn = lambda: cp.cuda.runtime.memcpyAsync(host.ctypes.data, dev.data.ptr, n, 2, stream.ptr)
+            sec, cv = median_trials(stream, fn, reps, trials)
+            out[(key, n)] = (n / sec / 1e9, cv)
+    d2d = c.get("d2d")
+    if d2d:
+        n, reps = d2d["bytes"], d2d["reps"]
+        fn = lambda: cp.cuda.runtime.memcpyAsync(dev2.data.ptr, dev.data.ptr, n, 3, stream.ptr)
+        sec, cv = median_trials(stream, fn, reps, d2d["trials"])
+        out[("d2d (read+write)", n)] = (2 * n / sec / 1e9, cv)
+    for key, direction in (("h2d_pageable", 0), ("d2h_pageable", 1)):
+        ft = (c.get("first_touch") or {}).get(key)
+        if not ft:
+            continue
+        n, t = ft["bytes"], []
+        for _ in range(ft["trials"]):
+            if direction == 0:
+                x = np.empty(n, dtype=np.uint8)
+                x.fill(0x42)
+                t0 = time.perf_counter()
+                y = cp.asarray(x)
+                cp.cuda.runtime.deviceSynchronize()
+                t.append(time.perf_counter() - t0)
+                del y
+            else:
+                t0 = time.perf_counter()
+                x = cp.asnumpy(dev[:n])
+                t.append(time.perf_counter() - t0)
+            del x
+        out[("first touch " + key, n)] = (n / statistics.median(t) / 1e9,
+                                          statistics.pstdev(t) / statistics.mean(t))
+    return out
+
+
+def gpuopt_points(c):
+    out = {}
+    for key in KIND:
+        for p in c["transfers"][key]:
+            out[(key, p["bytes"])] = (p["gbps"], p["cv"], p["reps"])
+    if c.get("d2d"):
+        out[("d2d (read+write)", c["d2d"]["bytes"])] = (c["d2d"]["gbps"], c["d2d"]["cv"], c["d2d"]["reps"])
+    for key in ("h2d_pageable", "d2h_pageable"):
+        ft = (c.get("first_touch") or {}).get(key)
+        if ft:
+            out[("first touch " + key, ft["bytes"])] = (ft["gbps"], ft["cv"], 1)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuopt", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    stream = cp.cuda.Stream(non_blocking=True)
+    bufs = None
+    g_runs, c_runs, name = [], [], None
+    for r in range(a.rounds):
+        fit = subprocess.run([a.gpuopt, "fit", "--refresh", "--no-peers", "--quiet", "--format", "json"],
+                             capture_output=True, text=True)
+        if fit.returncode != 0:
+            sys.exit(f"gpuopt fit failed: {fit.stderr.strip()}")
+        gpu = next(g for g in json.loads(fit.stdout)["gpus"] if g.get("ceilings"))
+        c, name = gpu["ceilings"], gpu.get("name")
+        if bufs is None:
+            largest = max(p["bytes"] for k in KIND for p in c["transfers"][k])
+            dev, dev2 = cp.empty(largest, dtype=cp.uint8), cp.empty(largest, dtype=cp.uint8)
+            dev.fill(0x5A)
+            pinned = cupyx.empty_pinned(largest, dtype=np.uint8)
+            pinned[:] = 0x3C
+            pageable = np.full(largest, 0xC3, dtype=np.uint8)
+            bufs = (dev, dev2, pinned, pageable)
+        g_runs.append(gpuopt_points(c))
+        c_runs.append(cupy_round(c, stream, bufs))
+    rows = []
+    for key in g_runs[0]:
+        g = [run[key][0] for run in g_runs if key in run]
+        q = [run[key][0] for run in c_runs if key in run]
+        rows.append({"kind": key[0], "bytes": key[1], "reps": g_runs[0][key][2],
+                     "gpuopt_gbps": statistics.median(g), "cupy_gbps": statistics.median(q),
+                     "gpuopt_rounds": g, "cupy_rounds": q})
+    ok = higher_g = higher_c = checked = 0
+    print(f"{'copy':28} {'bytes':>11} {'reps':>5} {'gpuopt GB/s':>12} {'CuPy GB/s':>10} {'ratio':>7}"
+          f"   (medians of {a.rounds} alternating rounds)")
+    for r in rows:
+        r["ratio"] = r["gpuopt_gbps"] / r["cupy_gbps"]
+        big = r["bytes"] >= 1 << 20
+        if big:
+            checked += 1
+            ok += abs(r["ratio"] - 1) <= 0.10
+            higher_g += r["ratio"] > 1
+            higher_c += r["ratio"] < 1
+        print(f"{r['kind']:28} {r['bytes']:>11} {r['reps']:>5} {r['gpuopt_gbps']:>12.2f} "
+              f"{r['cupy_gbps']:>10.2f} {r['ratio']:>7.3f}{'' if big else '  (small: method differs)'}")
+    summary = {"rounds": a.rounds, "sizes_checked": checked, "within_10pct": ok,
+               "gpuopt_higher": higher_g, "cupy_higher": higher_c, "cupy": cp.__version__, "gpu": name}
+    print(f"at 1 MiB and more: {ok} of {checked} within 10% of CuPy; gpuopt higher at {higher_g}, "
+          f"CuPy higher at {higher_c}")
+    if a.out:
+        json.dump({"rows": rows, "summary": summary}, open(a.out, "w"), indent=1)
+    return 0 if ok == checked else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

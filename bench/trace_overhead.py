@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""How much gpuopt trace slows a program down, against the same program run
+plainly and under torch.profiler, in one run on the GPU machine.
+
+Workloads (each timed inside its own process, median of --reps repetitions
+after a warm-up, synchronized, on time.perf_counter):
+  cupy_launch   20,000 tiny kernels (x += 1 on 1024 floats), CuPy
+  torch_launch  20,000 tiny kernels (x.add_(1)), PyTorch
+  matmul        a compute-bound loop: 10 float32 8192x8192 products, CuPy
+  roundtrip     2,000 iterations of an update and a device->host copy of one value, CuPy
+Modes, each in its own process: plain; trace (gpuopt trace, default
+settings); torch_profiler (torch.profiler.profile with CPU and CUDA
+activities), measured in --rounds interleaved rounds in a shuffled order;
+and once, what the parts of gpuopt's tracer cost: trace_timeline
+(--timeline), trace_kernels_only (only kernel, copy and memset records),
+trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks and Python
+lines, no CUPTI activity records), trace_activity_only
+(GPUOPT_TRACE_CALLBACKS=0), torch_profiler_stack (with_stack=True).
+
+Targets (issue 13): trace <= 1.15x plain on the launch loops, <= 1.02x on
+the compute-bound loop. Prints a table and the ratios; --json FILE keeps them.
+
+Usage: trace_overhead.py --gpuopt PATH [--reps 5] [--rounds 3] [--json FILE]
+       trace_overhead.py --workload NAME [--profile plain|torch|torch_stack]   (one process)
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+LAUNCHES = 20000
+
+
+def run_workload(name, reps, profile):
+    if name.startswith("torch") or profile != "plain":
+        import torch
+    if name == "torch_launch":
+        x = torch.ones(1024, device="cuda")
+
+        def body():
+            for _ in range(LAUNCHES):
+                x.add_(1.0)
+            torch.cuda.synchronize()
+    else:
+        import cupy as cp
+        sync = cp.cuda.Device().synchronize
+        if name == "cupy_launch":
+            x = cp.ones(1024, dtype=cp.float32)
+
+            def body():
+                nonlocal x
+                for _ in range(LAUNCHES):
+                    x += 1.0
+                sync()
+        elif name == "matmul":
+            a = cp.random.rand(8192, 8192, dtype=cp.float32)
+
+            def body():
+                for _ in range(10):
+                    c = a @ a
+                sync()
+        elif name == "roundtrip":
+            v = cp.random.rand(1 << 20)
+
+            def body():
+                nonlocal v
+                for _ in range(2000):
+                    v = v * 0.999 + 0.001
+                    if float(v[0]) < -1:
+                        break
+        else:
+            raise SystemExit(f"unknown workload {name}")
+    body()  # warm-up: modules, kernels, handles, memory pool
+    times = []
+    if profile == "plain":
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            body()
+            times.append(time.perf_counter() - t0)
+    else:
+        from torch.profiler import ProfilerActivity, profile as tprofile
+        with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                      with_stack=profile == "torch_stack"):
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                body()
+                times.append(time.perf_counter() - t0)
+    print(json.dumps({"workload": name, "times_s": times}), flush=True)
+
+
+MODES = {
+    "plain": ([], {}, "plain"),
+    "trace": (["TRACE"], {}, "plain"),
+    "torch_profiler": ([], {}, "torch"),
+    "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
+    "trace_kernels_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
+    "trace_callbacks_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
+    "trace_activity_only": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0"}, "plain"),
+    "torch_profiler_stack": ([], {}, "torch_stack"),
+}
+MAIN = ["plain", "trace", "torch_profiler"]
+# workload -> (modes measured in every round, modes measured once)
+PLAN = {
+    "cupy_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only"]),
+    "torch_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "torch_profiler_stack"]),
+    "matmul": (MAIN, []),
+    "roundtrip": (MAIN, ["trace_kernels_only"]),
+}
+
+
+def measure(gpuopt, workload, mode, reps):
+    pre, env_extra, profile = MODES[mode]
+    cmd = [sys.executable, os.path.abspath(__file__), "--workload", workload, "--reps", str(reps),
+           "--profile", profile]
+    if pre:
+        cmd = [gpuopt, "trace", "-q", "--format", "json", *pre[1:], "--", *cmd]
+    env = dict(os.environ, **env_extra)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    for line in (p.stdout + "\n" + p.stderr).splitlines():
+        if line.startswith('{"workload"'):
+            return statistics.median(json.loads(line)["times_s"])
+    sys.stderr.write(f"{workload}/{mode} failed (exit {p.returncode}):\n{p.stderr[-3000:]}\n")
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workload")
+    ap.add_argument("--profile", default="plain")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--gpuopt")
+    ap.add_argument("--json")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.workload:
+        run_workload(a.workload, a.reps, a.profile)
+        return 0
+    if not a.gpuopt:
+        ap.error("--gpuopt PATH is needed")
+    # Rounds: every workload's main modes once per round, in a shuffled order
+    # (the machine drifts: GPU clocks, CPU frequency), then the diagnostic
+    # modes once. A mode's time is the median over its rounds of each
+    # process's median repetition.
+    rng = random.Random(a.seed)
+    samples = {}
+    for rnd in range(a.rounds):
+        order = [(w, m) for w, (main, _) in PLAN.items() for m in main]
+        rng.shuffle(order)
+        if rnd == 0:
+            order += [(w, m) for w, (_, diag) in PLAN.items() for m in diag]
+        for w, m in order:
+            t = measure(a.gpuopt, w, m, a.reps)
+            if t:
+                samples.setdefault(w, {}).setdefault(m, []).append(t)
+            print(f"  round {rnd + 1} {w:13s} {m:22s} " + (f"{t * 1e3:9.1f} ms" if t else "   failed"), flush=True)
+    results = {w: {m: statistics.median(v) for m, v in ms.items()} for w, ms in samples.items()}
+    print("\nOverhead (median loop time, ratio to plain; trace vs torch.profiler):")
+    targets = {"cupy_launch": 1.15, "torch_launch": 1.15, "matmul": 1.02}
+    ratios = {}
+    for w, r in results.items():
+        base = r.get("plain")
+        if not base:
+            continue
+        row = {m: (t / base if t else None) for m, t in r.items()}
+        ratios[w] = row
+        tp = r.get("torch_profiler")
+        vs = f"; trace / torch.profiler {r['trace'] / tp:.3f}" if r.get("trace") and tp else ""
+        target = targets.get(w)
+        verdict = ""
+        if target and row.get("trace"):
+            verdict = f"  target <= {target:.2f}: {'met' if row['trace'] <= target else 'MISSED'}"
+        parts = ", ".join(f"{m} {v:.3f}" for m, v in row.items() if v and m != "plain")
+        print(f"  {w:13s} plain {base * 1e3:.1f} ms: {parts}{vs}{verdict}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"median_s": results, "samples_s": samples, "ratio_to_plain": ratios,
+                       "launches": LAUNCHES, "rounds": a.rounds, "reps": a.reps}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

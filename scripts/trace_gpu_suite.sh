@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# gpuopt trace's checks on the GPU machine, in one call (scripts/gpu_checks.sh
+# runs this; it builds nothing: it uses the bundle of scripts/device_bundle.sh).
+#   1. the suite: each program of tests/trace_programs/ with one known
+#      bottleneck, traced with --timeline and saved; tests/trace_programs/
+#      check_suite.py checks the rule and the line it names, and the trace's
+#      kernel and copy times against the program's own CUDA events;
+#   2. the paths that do not trace: --cupti with no library, --strict, another
+#      CUPTI subscriber (torch.profiler inside the program);
+#   3. the overhead benchmark (bench/trace_overhead.py).
+# Results under $OUT: trace_suite.log, trace_overhead.json and
+# trace_fixtures.tar.gz (the saved traces, which become
+# tests/e2e/fixtures/trace/, with each run's report and output).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/trace_suite}
+mkdir -p "$OUT"
+G=${GPUOPT:-$PWD/build-device/bundle/gpuopt}
+P=tests/trace_programs
+work=$(mktemp -d)
+fix=$work/trace
+mkdir -p "$fix"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+# Python packages the machine lacks (the nvtx package), carried as wheels.
+if [ -n "${TRACE_WHEELS:-}" ] && ls "$TRACE_WHEELS"/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/trace-site "$TRACE_WHEELS"/*.whl &&
+    export PYTHONPATH=/tmp/trace-site${PYTHONPATH:+:$PYTHONPATH}
+fi
+log() { printf '\n== %s\n' "$*"; }
+fails=0
+{
+log "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+python3 -c 'import sys, cupy, torch; print(sys.version.split()[0], "cupy", cupy.__version__, "torch", torch.__version__)'
+python3 -c 'import nvtx; print("nvtx", nvtx.__file__)' 2>&1 | tail -1
+ls /usr/local/cuda*/targets/x86_64-linux/lib/libcupti.so* 2>/dev/null | head -3
+"$G" --version
+
+log "1. the suite (gpuopt trace --timeline; checked by check_suite.py)"
+# name  program  argument  (N kept small: these traces become the test fixtures)
+suite=(
+  "cupy_roundtrip cupy_roundtrip.py 500"
+  "cupy_pageable cupy_pageable.py 256"
+  "cupy_tiny_kernels cupy_tiny_kernels.py 3000"
+  "cupy_sync_loop cupy_sync_loop.py 500"
+  "cupy_host_work cupy_host_work.py 20"
+  "cupy_compute_bound cupy_compute_bound.py 10"
+  "cupy_crash cupy_crash.py 300"
+  "torch_roundtrip torch_roundtrip.py 500"
+  "torch_tiny_kernels torch_tiny_kernels.py 3000"
+  "torch_sync_loop torch_sync_loop.py 500"
+  "torch_compute_bound torch_compute_bound.py 10"
+  "torch_pinned_copy torch_pinned_copy.py 256"
+  "multiproc multiproc.py 0"
+  "nvtx_cupy nvtx_cupy.py 0"
+  "nvtx_fallback nvtx_fallback.py 30"
+)
+for entry in "${suite[@]}"; do
+  read -r name prog n <<<"$entry"
+  args=()
+  [ "$n" != 0 ] && args=("$n")
+  start=$(date +%s%N)
+  (cd "$P" && "$G" trace -q --timeline --format json -o "$fix/$name.json" -- python3 "$prog" "${args[@]}" \
+      >"$fix/$name.report.json" 2>"$fix/$name.out")
+  rc=$?
+  printf -- '-- %s: exit %d, %d ms\n' "$name" "$rc" $(( ($(date +%s%N) - start) / 1000000 ))
+  (cd "$P" && "$G" trace show --lines 5 --kernels 3 "$fix/$name.json") 2>&1 | sed -n '1,12p'
+  python3 "$P/check_suite.py" "$P/$prog" "$fix/$name.report.json" "$fix/$name.out" || fails=$((fails + 1))
+done
+
+log "2. the paths that do not trace"
+"$G" trace -q --cupti /nonexistent/libcupti.so -- python3 -c 'print(1)'; echo "  --cupti missing: exit $?"
+CUDA_INJECTION64_PATH=/opt/nvidia/nsight-systems/lib/libToolsInjection64.so "$G" trace -q --strict -- python3 -c 'print(1)'
+echo "  another injection + --strict: exit $?"
+(cd "$P" && "$G" trace -q --format json -o "$fix/torch_profiler_inside.json" -- python3 torch_profiler_inside.py \
+    >"$fix/torch_profiler_inside.report.json" 2>"$fix/torch_profiler_inside.out"); echo "  torch.profiler inside: exit $?"
+grep -E "GPUOPT_CHECK|CUPTI|gpuopt" "$fix/torch_profiler_inside.out" | head -8
+python3 - "$fix/torch_profiler_inside.report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("  gpuopt: traced", r["traced"], "kernels", r["budget"]["kernels"], [p["status"] for p in r["processes"]])
+PY
+(cd "$P" && "$G" trace -q --strict -- python3 -c 'import torch; from torch.profiler import profile, ProfilerActivity
+with profile(activities=[ProfilerActivity.CUDA]):
+    x = torch.ones(4, device="cuda"); torch.cuda.synchronize()
+print("ran")' 2>&1 | tail -4); echo "  torch.profiler first, then CUDA, --strict: exit $?"
+
+log "3. overhead (bench/trace_overhead.py)"
+python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 --json "$OUT/trace_overhead.json"
+
+log "suite: $fails program(s) with a failed check"
+} 2>&1 | tee "$OUT/trace_suite.log"
+tar -C "$work" -czf "$OUT/trace_fixtures.tar.gz" trace
+rm -rf "$work"

@@ -1,0 +1,307 @@
+/* emit: writes the process summary, DIR/PID.json, whole: into a temporary
+ * file beside it, then renamed over it, so gpuopt reads the last complete
+ * summary even when the process dies while a new one is being written.
+ * The fields are those that src/trace/tracefile.c reads. Called with
+ * t.lock held. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+static const char *const op_names[OP_COUNT] = {"none", "launch", "memcpy", "memset", "sync",
+					       "alloc", "free", "reset"};
+
+/* A JSON string: control characters escaped, bytes that are not UTF-8 replaced by '?'. */
+static void jstr(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c < 0x20) {
+			fprintf(f, "\\u%04x", c);
+		} else if (c < 0x80) {
+			fputc(c, f);
+		} else {
+			size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			int ok = len && i + len <= n;
+			for (size_t k = 1; ok && k < len; k++)
+				ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+			if (ok) {
+				fwrite(s + i, 1, len, f);
+				i += len - 1;
+			} else {
+				fputc('?', f);
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void jcstr(FILE *f, const char *s)
+{
+	if (!s || !*s)
+		fputs("null", f);
+	else
+		jstr(f, s, strlen(s));
+}
+
+static uint64_t device_busy(struct device_stats *d)
+{
+	busy_flush(d);
+	return d->busy + (d->have_run ? d->run_end - d->run_start : 0);
+}
+
+static void emit_site_stats(FILE *f)
+{
+	fputs(",\n\"site_stats\":[", f);
+	int first = 1;
+	for (uint32_t i = 0; i < t.nsites; i++) {
+		const struct site_stats *s = &t.stats[i];
+		int any = s->kernel.n || s->memset.n;
+		for (int op = 1; op < OP_COUNT; op++)
+			any |= s->api[op].n != 0;
+		for (int d = 0; d < DIR_COUNT; d++)
+			for (int h = 0; h < HK_COUNT; h++)
+				any |= s->copy[d][h].n != 0;
+		if (!any)
+			continue;
+		fprintf(f, "%s\n{\"site\":%u,\"api\":{", first ? "" : ",", i);
+		first = 0;
+		int fa = 1;
+		for (int op = 1; op < OP_COUNT; op++) {
+			if (!s->api[op].n)
+				continue;
+			fprintf(f, "%s\"%s\":[%llu,%llu]", fa ? "" : ",", op_names[op],
+				(unsigned long long)s->api[op].n, (unsigned long long)s->api[op].ns);
+			fa = 0;
+		}
+		fprintf(f, "},\"kernel\":[%llu,%llu,%llu],\"copy\":[", (unsigned long long)s->kernel.n,
+			(unsigned long long)s->kernel.ns, (unsigned long long)s->kernel_short);
+		int fc = 1;
+		for (int d = 0; d < DIR_COUNT; d++)
+			for (int h = 0; h < HK_COUNT; h++) {
+				const struct copystat *c = &s->copy[d][h];
+				if (!c->n)
+					continue;
+				fprintf(f, "%s[%d,%d,%llu,%llu,%llu,%llu]", fc ? "" : ",", d, h,
+					(unsigned long long)c->n, (unsigned long long)c->bytes,
+					(unsigned long long)c->ns, (unsigned long long)c->sync);
+				fc = 0;
+			}
+		fprintf(f, "],\"memset\":[%llu,%llu,%llu]}", (unsigned long long)s->memset.n,
+			(unsigned long long)s->memset.bytes, (unsigned long long)s->memset.ns);
+	}
+	fputs("]", f);
+}
+
+static void emit_api(FILE *f)
+{
+	fputs(",\n\"api\":[", f);
+	int first = 1;
+	for (int runtime = 1; runtime >= 0; runtime--)
+		for (uint32_t id = 0; id < API_MAX; id++) {
+			const struct cnt *a = runtime ? &t.api_runtime[id] : &t.api_driver[id];
+			if (!a->n)
+				continue;
+			fputs(first ? "\n[" : ",\n[", f);
+			first = 0;
+			/* "cudaMemcpyAsync_v3020" -> "cudaMemcpyAsync" */
+			const char *name = tracer_api_name(runtime, id);
+			const char *v = name ? strstr(name, "_v") : NULL;
+			if (name && v && v[2] >= '0' && v[2] <= '9')
+				jstr(f, name, (size_t)(v - name));
+			else
+				jcstr(f, name);
+			fprintf(f, ",%llu,%llu]", (unsigned long long)a->n, (unsigned long long)a->ns);
+		}
+	fputs("]", f);
+}
+
+void emit_summary(void)
+{
+	if (!t.dir[0] || t.forked)
+		return;
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
+	snprintf(path, sizeof path, "%s/%d.json", t.dir, t.pid);
+	snprintf(tmp, sizeof tmp, "%s/.%d.json.tmp", t.dir, t.pid);
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return;
+	static char iobuf[1 << 16];
+	setvbuf(f, iobuf, _IOFBF, sizeof iobuf);
+	fprintf(f, "{\"format\":\"%s\",\"version\":%d,\"pid\":%d,\"ppid\":%d,\n", TRACE_SUMMARY_FORMAT,
+		TRACE_SUMMARY_VERSION, t.pid, t.ppid);
+	fprintf(f, "\"status\":\"%s\",\"reason\":", t.status);
+	jcstr(f, t.reason);
+	if (t.error_api[0]) {
+		fputs(",\"error\":{\"api\":", f);
+		jcstr(f, t.error_api);
+		fprintf(f, ",\"code\":%d,\"name\":", t.error_code);
+		jcstr(f, t.error_name);
+		fputs("}", f);
+	} else {
+		fputs(",\"error\":null", f);
+	}
+	fprintf(f, ",\"conflict\":%s", t.conflict ? "true" : "false");
+	if (t.conflict) {
+		fputs(",\"libraries\":[", f);
+		int first = 1;
+		for (const char *p = t.libraries; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			if (!first)
+				fputc(',', f);
+			jstr(f, p, n);
+			first = 0;
+			p += n + (nl ? 1 : 0);
+		}
+		fputs("]", f);
+	}
+	fprintf(f, ",\"flush\":\"%s\",\"signal\":%d,\n", t.flush_reason[0] ? t.flush_reason : "start", t.signal);
+	fputs("\"python\":{\"version\":", f);
+	jcstr(f, t.py_version);
+	fprintf(f, ",\"lines\":%s,\"why\":", t.py_ok ? "true" : "false");
+	jcstr(f, t.py_ok ? NULL : t.py_why);
+	fputs("},\n\"cupti\":", f);
+	if (t.cupti_path[0]) {
+		fputs("{\"path\":", f);
+		jcstr(f, t.cupti_path);
+		fputs(",\"how\":", f);
+		jcstr(f, t.cupti_how);
+		fprintf(f, ",\"version\":%u}", t.cupti_version);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\"driver_version\":%d,\"nvtx\":", t.driver_version);
+	jcstr(f, t.nvtx_status);
+	fprintf(f, ",\n\"settings\":{\"timeline\":%s,\"max_events\":%llu,\"full\":%s,\"strict\":%s,"
+		"\"callbacks\":%s,\"kernel_wait_ns\":%llu,\"starved_gap_ns\":%llu,\"kinds\":",
+		t.timeline ? "true" : "false", (unsigned long long)t.max_events, t.full ? "true" : "false",
+		t.strict ? "true" : "false", t.callbacks ? "true" : "false",
+		(unsigned long long)t.kernel_wait_ns, (unsigned long long)t.starved_gap_ns);
+	jcstr(f, t.kinds);
+	fprintf(f, "},\n\"clock\":{\"start\":%llu,\"first\":%llu,\"last\":%llu,\"end\":%llu},\n",
+		(unsigned long long)t.t_start, (unsigned long long)t.t_first, (unsigned long long)t.t_last,
+		(unsigned long long)now_ns());
+	fprintf(f, "\"counts\":{\"records\":%llu,\"dropped\":%llu,\"unattributed\":%llu,\"buffers\":%llu,"
+		"\"nested_driver\":%llu,\"strings_dropped\":%llu,\"sites_overflow\":%llu,"
+		"\"kernels_overflow\":%llu,\"streams_overflow\":%llu,\"gaps_overflow\":%llu,"
+		"\"nvtx_overflow\":%llu,\"events_written\":%llu,\"events_dropped\":%llu},\n",
+		(unsigned long long)t.records, (unsigned long long)t.dropped,
+		(unsigned long long)t.unattributed, (unsigned long long)t.buffers,
+		(unsigned long long)t.nested_driver, (unsigned long long)t.str_dropped,
+		(unsigned long long)t.sites_overflow, (unsigned long long)t.kernels_overflow,
+		(unsigned long long)t.streams_overflow, (unsigned long long)t.gaps_overflow,
+		(unsigned long long)t.nvtx_overflow, (unsigned long long)t.events_written,
+		(unsigned long long)t.events_dropped);
+	fputs("\"strings\":[", f);
+	for (uint32_t i = 0; i < t.nstr; i++) {
+		uint32_t n;
+		const char *s = str_at(i, &n);
+		if (i)
+			fputs(i % 8 ? "," : ",\n", f);
+		jstr(f, s, n);
+	}
+	fputs("],\n\"sites\":[", f);
+	for (uint32_t i = 0; i < t.nsites; i++) {
+		const struct site *s = &t.sites[i];
+		fprintf(f, "%s[%u,%u,%u,%u,%u,%u]", i ? (i % 8 ? "," : ",\n") : "", s->file, s->line, s->func,
+			s->lib_file, s->lib_line, s->lib_func);
+	}
+	fputs("]", f);
+	emit_site_stats(f);
+	fputs(",\n\"kernels\":[", f);
+	for (uint32_t i = 0; i < t.nkernels; i++) {
+		const struct kernel_stats *k = &t.kernels[i];
+		fprintf(f, "%s[%u,%llu,%llu,%llu,%llu]", i ? ",\n" : "", k->name, (unsigned long long)k->n,
+			(unsigned long long)k->ns, (unsigned long long)(k->n ? k->min : 0),
+			(unsigned long long)k->max);
+	}
+	fputs("],\n\"streams\":[", f);
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		const struct stream_stats *s = &t.streams[i];
+		fprintf(f, "%s{\"device\":%u,\"stream\":%u,\"events\":%llu,\"busy_ns\":%llu,"
+			"\"host_wait\":[%llu,%llu],\"kernel_wait\":[%llu,%llu],\"other\":[%llu,%llu],"
+			"\"warmup\":[%llu,%llu]}",
+			i ? ",\n" : "", s->device, s->stream, (unsigned long long)s->events,
+			(unsigned long long)s->busy_ns, (unsigned long long)s->host_wait_n,
+			(unsigned long long)s->host_wait_ns, (unsigned long long)s->kernel_wait_n,
+			(unsigned long long)s->kernel_wait_ns, (unsigned long long)s->other_n,
+			(unsigned long long)s->other_ns, (unsigned long long)s->warmup_n,
+			(unsigned long long)s->warmup_ns);
+	}
+	fputs("],\n\"devices\":[", f);
+	int first = 1;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++) {
+		struct device_stats *d = &t.devices[i];
+		if (!d->used && !d->allocs)
+			continue;
+		fprintf(f, "%s{\"id\":%u,\"kernels\":%llu,\"kernel_ns\":%llu,\"memcpys\":%llu,\"memcpy_ns\":%llu,"
+			"\"memsets\":%llu,\"memset_ns\":%llu,\"busy_ns\":%llu,\"first\":%llu,\"last\":%llu,"
+			"\"mem_peak\":%lld,\"mem_now\":%lld,\"allocs\":%llu,\"frees\":%llu}",
+			first ? "" : ",\n", i, (unsigned long long)d->kernels, (unsigned long long)d->kernel_ns,
+			(unsigned long long)d->memcpys, (unsigned long long)d->memcpy_ns,
+			(unsigned long long)d->memsets, (unsigned long long)d->memset_ns,
+			(unsigned long long)device_busy(d), (unsigned long long)d->first,
+			(unsigned long long)d->last, (long long)d->mem_peak, (long long)d->mem_now,
+			(unsigned long long)d->allocs, (unsigned long long)d->frees);
+		first = 0;
+	}
+	fputs("],\n\"gaps\":[", f);
+	first = 1;
+	for (uint32_t i = 0; i < GAP_MAX; i++) {
+		const struct gap_stats *g = &t.gaps[i];
+		if (!g->used)
+			continue;
+		static const char *const classes[GAP_CLASSES] = {"short", "long", "warmup"};
+		fprintf(f, "%s[%u,\"%s\",%u,\"%s\",%llu,%llu,%llu]", first ? "" : ",\n", g->prev_site,
+			op_names[g->prev_op < OP_COUNT ? g->prev_op : 0], g->next_site,
+			classes[g->cls < GAP_CLASSES ? g->cls : 0], (unsigned long long)g->n,
+			(unsigned long long)g->ns, (unsigned long long)g->max_ns);
+		first = 0;
+	}
+	fputs("],\n\"nvtx_ranges\":[", f);
+	first = 1;
+	for (uint32_t i = 0; i < NVTX_MAX; i++) {
+		const struct nvtx_stats *s = &t.nvtx[i];
+		if (!s->used)
+			continue;
+		fprintf(f, "%s[%u,%u,%u,%s,%llu,%llu]", first ? "" : ",\n", s->domain, s->name, s->site,
+			s->mark ? "true" : "false", (unsigned long long)s->n, (unsigned long long)s->ns);
+		first = 0;
+	}
+	fputs("],\n\"sync_records\":[", f);
+	first = 1;
+	for (int i = 0; i < 8; i++) {
+		if (!t.sync_records[i][0])
+			continue;
+		fprintf(f, "%s[%d,%llu,%llu]", first ? "" : ",", i, (unsigned long long)t.sync_records[i][0],
+			(unsigned long long)t.sync_records[i][1]);
+		first = 0;
+	}
+	fputs("],\n\"overhead\":[", f);
+	first = 1;
+	for (int i = 0; i < 16; i++) {
+		if (!t.overhead[i][0])
+			continue;
+		static const char *const names[16] = {"unknown", "buffer-flush", "instrumentation", "resource",
+			"module-loading", "lazy-function-loading", "command-buffer-full", "activity-buffer-request",
+			"uvm-init", "9", "10", "11", "12", "13", "14", "driver-compiler"};
+		fprintf(f, "%s[\"%s\",%llu,%llu]", first ? "" : ",", names[i], (unsigned long long)t.overhead[i][0],
+			(unsigned long long)t.overhead[i][1]);
+		first = 0;
+	}
+	fputs("]", f);
+	emit_api(f);
+	fputs("}\n", f);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		unlink(tmp);
+		return;
+	}
+	rename(tmp, path);
+}

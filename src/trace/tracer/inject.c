@@ -1,0 +1,1064 @@
+/* inject: gpuopt's CUPTI tracer, loaded into a traced process by the CUDA
+ * driver (CUDA_INJECTION64_PATH names this library; the driver calls
+ * InitializeInjection inside the process's first cuInit).
+ *
+ * It loads libcupti at run time (never linked): GPUOPT_TRACE_CUPTI if set,
+ * else a libcupti the process already loaded (PyTorch does), the
+ * nvidia-*-cupti wheel beside a site-packages the process loaded from, the
+ * toolkit's places ($CUDA_HOME, /usr/local/cuda*), then the loader's path.
+ * It subscribes to the runtime and driver API callbacks of the calls that
+ * matter (launches, copies, memsets, synchronizes, allocations, device
+ * resets: classified by name, the table below), where the calling thread is
+ * blocked and its Python line is read (pyframe.c, sites.c), and enables the
+ * activity records that time the GPU side (kernels, copies, memsets,
+ * synchronizations, memory, CUPTI's own overhead). Records are matched to
+ * their call by correlation id, counted per site, per kernel, per stream
+ * (idle time split as HTA does) and per device, and with --timeline also
+ * appended to the events file.
+ *
+ * Flushed: every 2 s by a thread of its own (so a process that ends in
+ * _exit keeps nearly everything), at cudaDeviceReset, at exit, and when a
+ * fatal signal or SIGTERM / SIGINT (where nothing else handles them)
+ * arrives — the handler wakes that thread, waits for it at most 3 s, then
+ * lets the signal take its course. If CUPTI cannot be used (not found,
+ * another subscriber, too old) the process runs untraced and its summary
+ * says why; with strict=1 the tracer ends it with TRACE_STRICT_EXIT. */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <link.h>
+#include <poll.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pyframe.h"
+#include "tracer.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Zero-initialised (in .bss, not in the file): the lock's zero state is
+ * PTHREAD_MUTEX_INITIALIZER on glibc; core_init_once sets the rest. */
+struct tracer t;
+__thread struct tls_state tls;
+
+/* ---- libcupti, loaded at run time ---- */
+
+#define CUPTI_FUNCS(X) \
+	X(cuptiSubscribe) X(cuptiEnableCallback) X(cuptiGetCallbackName) \
+	X(cuptiActivityEnable) X(cuptiActivityRegisterCallbacks) X(cuptiActivityGetNextRecord) \
+	X(cuptiActivityFlushAll) X(cuptiActivityGetNumDroppedRecords) X(cuptiGetResultString) \
+	X(cuptiGetVersion) X(cuptiGetTimestamp)
+#define DECL(f) static __typeof__(f) *p_##f;
+CUPTI_FUNCS(DECL)
+static __typeof__(cuptiActivityFlushPeriod) *p_cuptiActivityFlushPeriod;
+static __typeof__(cuptiActivityRegisterTimestampCallback) *p_cuptiActivityRegisterTimestampCallback;
+static __typeof__(cuptiActivityEnableDriverApi) *p_cuptiActivityEnableDriverApi;
+static __typeof__(cuptiActivityEnableRuntimeApi) *p_cuptiActivityEnableRuntimeApi;
+
+static uint8_t runtime_op[API_MAX], driver_op[API_MAX];
+static uint64_t (*clock_now)(void) = now_ns;
+
+static uint64_t cupti_clock(void)
+{
+	uint64_t ts = 0;
+	p_cuptiGetTimestamp(&ts);
+	return ts;
+}
+
+static int try_cupti(const char *path, const char *how)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+	int ok = 1;
+#define LOAD(f) if (!(p_##f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
+	CUPTI_FUNCS(LOAD)
+	if (!ok) {
+		snprintf(t.reason, sizeof t.reason, "%s is not a usable libcupti (a function is missing)", path);
+		dlclose(h);
+		return -1;
+	}
+	p_cuptiActivityFlushPeriod = (__typeof__(cuptiActivityFlushPeriod) *)dlsym(h, "cuptiActivityFlushPeriod");
+	p_cuptiActivityRegisterTimestampCallback =
+		(__typeof__(cuptiActivityRegisterTimestampCallback) *)dlsym(h, "cuptiActivityRegisterTimestampCallback");
+	p_cuptiActivityEnableDriverApi = (__typeof__(cuptiActivityEnableDriverApi) *)dlsym(h, "cuptiActivityEnableDriverApi");
+	p_cuptiActivityEnableRuntimeApi = (__typeof__(cuptiActivityEnableRuntimeApi) *)dlsym(h, "cuptiActivityEnableRuntimeApi");
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name[0])
+		snprintf(t.cupti_path, sizeof t.cupti_path, "%s", lm->l_name);
+	else
+		snprintf(t.cupti_path, sizeof t.cupti_path, "%s", path);
+	snprintf(t.cupti_how, sizeof t.cupti_how, "%s", how);
+	return 1;
+}
+
+struct phdr_search {
+	char found[PATH_MAX];
+	char sitepkgs[8][PATH_MAX];
+	int nsite;
+};
+
+static int scan_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct phdr_search *s = data;
+	const char *name = info->dlpi_name;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (!s->found[0] && strncmp(base, "libcupti.so", 11) == 0)
+		snprintf(s->found, sizeof s->found, "%s", name);
+	const char *sp = strstr(name, "/site-packages/");
+	if (sp && s->nsite < 8) {
+		size_t n = (size_t)(sp - name) + strlen("/site-packages/");
+		for (int i = 0; i < s->nsite; i++)
+			if (strncmp(s->sitepkgs[i], name, n) == 0 && s->sitepkgs[i][n] == '\0')
+				return 0;
+		snprintf(s->sitepkgs[s->nsite], PATH_MAX, "%.*s", (int)n, name);
+		s->nsite++;
+	}
+	return 0;
+}
+
+static int load_cupti(void)
+{
+	const char *explicit = getenv("GPUOPT_TRACE_CUPTI");
+	if (explicit && *explicit) {
+		int r = try_cupti(explicit, "--cupti");
+		if (r == 0)
+			snprintf(t.reason, sizeof t.reason, "cannot load libcupti %s (--cupti): %s", explicit, dlerror());
+		return r == 1;
+	}
+	struct phdr_search s = {0};
+	dl_iterate_phdr(scan_loaded, &s);
+	if (s.found[0] && try_cupti(s.found, "already loaded by the program") == 1)
+		return 1;
+	for (int i = 0; i < s.nsite; i++) {
+		char pat[PATH_MAX + 64];
+		glob_t g;
+		snprintf(pat, sizeof pat, "%snvidia/*/lib/libcupti.so*", s.sitepkgs[i]);
+		if (glob(pat, 0, NULL, &g) == 0) {
+			for (size_t k = g.gl_pathc; k-- > 0;)
+				if (try_cupti(g.gl_pathv[k], "the nvidia cupti wheel") == 1) {
+					globfree(&g);
+					return 1;
+				}
+			globfree(&g);
+		}
+	}
+	const char *homes[3] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+	static const char *const subs[] = {"extras/CUPTI/lib64/libcupti.so", "lib64/libcupti.so",
+					   "targets/x86_64-linux/lib/libcupti.so",
+					   "targets/sbsa-linux/lib/libcupti.so"};
+	for (int i = 0; i < 3; i++) {
+		if (!homes[i] || !*homes[i])
+			continue;
+		for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++) {
+			char p[PATH_MAX];
+			snprintf(p, sizeof p, "%s/%s", homes[i], subs[k]);
+			if (access(p, R_OK) == 0 && try_cupti(p, "the CUDA toolkit") == 1)
+				return 1;
+		}
+	}
+	glob_t g;
+	if (glob("/usr/local/cuda-*/targets/*/lib/libcupti.so", 0, NULL, &g) == 0) {
+		for (size_t k = g.gl_pathc; k-- > 0;)
+			if (try_cupti(g.gl_pathv[k], "the CUDA toolkit") == 1) {
+				globfree(&g);
+				return 1;
+			}
+		globfree(&g);
+	}
+	static const char *const names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (try_cupti(names[k], "the library path") == 1)
+			return 1;
+	if (!t.reason[0])
+		snprintf(t.reason, sizeof t.reason,
+			 "libcupti not found (looked in the program's libraries, the nvidia cupti wheel, "
+			 "$CUDA_HOME, /usr/local/cuda*, the library path); give one with --cupti PATH");
+	return 0;
+}
+
+/* ---- settings ---- */
+
+static void read_settings(void)
+{
+	const char *dir = getenv("GPUOPT_TRACE_DIR");
+	snprintf(t.dir, sizeof t.dir, "%s", dir ? dir : "");
+	t.max_events = 1000000;
+	t.kernel_wait_ns = 30000;
+	t.starved_gap_ns = 50000;
+	t.callbacks = 1;
+	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
+	const char *o = getenv("GPUOPT_TRACE_OPTS");
+	while (o && *o) {
+		char key[32];
+		unsigned long long v = 0;
+		int n = 0;
+		if (sscanf(o, "%31[a-z_]=%llu%n", key, &v, &n) == 2) {
+			if (!strcmp(key, "timeline"))
+				t.timeline = v != 0;
+			else if (!strcmp(key, "max_events"))
+				t.max_events = v;
+			else if (!strcmp(key, "full"))
+				t.full = v != 0;
+			else if (!strcmp(key, "strict"))
+				t.strict = v != 0;
+			else if (!strcmp(key, "kernel_wait_ns"))
+				t.kernel_wait_ns = v;
+			else if (!strcmp(key, "starved_gap_ns"))
+				t.starved_gap_ns = v;
+			o += n;
+		}
+		const char *c = strchr(o, ',');
+		if (!c)
+			break;
+		o = c + 1;
+	}
+	if (t.full)
+		snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead,runtime,driver");
+	const char *k = getenv("GPUOPT_TRACE_KINDS");
+	if (k)
+		snprintf(t.kinds, sizeof t.kinds, "%s", k);
+	const char *cb = getenv("GPUOPT_TRACE_CALLBACKS");
+	if (cb && !strcmp(cb, "0"))
+		t.callbacks = 0;
+}
+
+static int kind_on(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = t.kinds; (p = strstr(p, name)); p += n)
+		if ((p == t.kinds || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* ---- the events file ---- */
+
+static void events_write_out(void)
+{
+	if (t.events_fd < 0 || t.events_buffered == 0)
+		return;
+	const char *p = t.events_buf;
+	size_t left = t.events_buffered;
+	while (left) {
+		ssize_t w = write(t.events_fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		left -= (size_t)w;
+	}
+	t.events_written += (t.events_buffered - left) / TRACE_EVENT_SIZE;
+	t.events_buffered = 0;
+}
+
+void event_append(const struct trace_event *e)
+{
+	if (t.events_fd < 0)
+		return;
+	if (t.events_written + t.events_buffered / TRACE_EVENT_SIZE >= t.max_events) {
+		t.events_dropped++;
+		return;
+	}
+	if (t.events_buffered + TRACE_EVENT_SIZE > sizeof t.events_buf)
+		events_write_out();
+	memcpy(t.events_buf + t.events_buffered, e, TRACE_EVENT_SIZE);
+	t.events_buffered += TRACE_EVENT_SIZE;
+}
+
+static void events_open(void)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/%d.events", t.dir, t.pid);
+	t.events_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (t.events_fd < 0)
+		return;
+	char head[TRACE_EVENTS_HEADER];
+	memcpy(head, TRACE_EVENTS_MAGIC, 8);
+	uint32_t v = TRACE_EVENTS_VERSION, sz = TRACE_EVENT_SIZE;
+	memcpy(head + 8, &v, 4);
+	memcpy(head + 12, &sz, 4);
+	if (write(t.events_fd, head, sizeof head) != (ssize_t)sizeof head) {
+		close(t.events_fd);
+		t.events_fd = -1;
+	}
+}
+
+/* ---- flushing ---- */
+
+static int wake_fd[2] = {-1, -1};
+static sem_t flushed;
+static volatile sig_atomic_t signal_pending;
+
+/* Delivers what CUPTI holds and writes the summary (and the events). */
+static void flush_all(const char *why, int forced)
+{
+	if (t.forked)
+		return;
+	tls.busy++;
+	if (t.cupti_ready && p_cuptiActivityFlushAll)
+		p_cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	pthread_mutex_lock(&t.lock);
+	snprintf(t.flush_reason, sizeof t.flush_reason, "%s", why);
+	events_write_out();
+	emit_summary();
+	pthread_mutex_unlock(&t.lock);
+	tls.busy--;
+}
+
+static void at_exit(void)
+{
+	if (t.finalized || t.forked)
+		return;
+	flush_all("exit", 1);
+	t.finalized = 1;
+}
+
+static void *flusher(void *arg)
+{
+	(void)arg;
+	tls.busy = 1; /* nothing this thread does is the program's */
+	uint64_t seen = UINT64_MAX;
+	for (;;) {
+		struct pollfd p = {.fd = wake_fd[0], .events = POLLIN};
+		int r = poll(&p, 1, 2000);
+		if (t.finalized)
+			continue;
+		if (r > 0) {
+			int sig = 0;
+			if (read(wake_fd[0], &sig, sizeof sig) == (ssize_t)sizeof sig) {
+				t.signal = sig;
+				flush_all("signal", 1);
+				t.finalized = 1;
+				sem_post(&flushed);
+			}
+			continue;
+		}
+		uint64_t gen = t.records + t.t_last;
+		if (gen != seen) {
+			seen = gen;
+			flush_all("periodic", 0);
+		}
+	}
+	return NULL;
+}
+
+static struct sigaction old_actions[32];
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+
+static void on_signal(int sig, siginfo_t *info, void *ctx)
+{
+	(void)info;
+	(void)ctx;
+	int saved = errno;
+	if (!signal_pending && !t.finalized && wake_fd[1] >= 0) {
+		signal_pending = 1;
+		if (write(wake_fd[1], &sig, sizeof sig) == (ssize_t)sizeof sig) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 3;
+			while (sem_timedwait(&flushed, &until) < 0 && errno == EINTR)
+				;
+		}
+	}
+	sigaction(sig, &old_actions[sig], NULL);
+	errno = saved;
+	if (sig == SIGTERM || sig == SIGINT || sig == SIGABRT)
+		raise(sig); /* asynchronous: deliver it again, to the old action */
+	/* synchronous faults: returning re-executes the instruction under the old action */
+}
+
+static void install_signals(void)
+{
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+		int sig = fatal_signals[i];
+		struct sigaction old;
+		if (sigaction(sig, NULL, &old) != 0)
+			continue;
+		/* SIGTERM / SIGINT only where nothing handles them (Python turns
+		 * SIGINT into KeyboardInterrupt, and then exits normally). */
+		if ((sig == SIGTERM || sig == SIGINT) &&
+		    ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL))
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		old_actions[sig] = old;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+static void in_child(void)
+{
+	/* CUDA does not survive fork; the child records nothing and writes no file. */
+	t.forked = 1;
+	t.events_fd = -1;
+}
+
+static void core_init_once(void)
+{
+	t.events_fd = -1;
+	read_settings();
+	t.pid = (int)getpid();
+	t.ppid = (int)getppid();
+	t.t_start = now_ns();
+	snprintf(t.status, sizeof t.status, "traced");
+	t.py_ok = pyframe_init(t.py_version, sizeof t.py_version, t.py_why, sizeof t.py_why);
+	if (!t.dir[0])
+		return; /* not started by gpuopt trace: record nothing */
+	if (t.timeline)
+		events_open();
+	if (pipe2(wake_fd, O_CLOEXEC) == 0) {
+		sem_init(&flushed, 0, 0);
+		pthread_t th;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal */
+		pthread_create(&th, &a, flusher, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&a);
+	}
+	pthread_atfork(NULL, NULL, in_child);
+	atexit(at_exit);
+	install_signals();
+	t.core_ready = 1;
+}
+
+void tracer_core_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, core_init_once);
+}
+
+/* ---- API callbacks ---- */
+
+/* Which calls are traced, by the callback's name (the _v2 / _ptsz / ...
+ * suffixes stripped): launches, copies, memsets, synchronizes, allocations,
+ * frees, resets. First match wins. */
+static const struct { const char *prefix; uint8_t op; } api_classes[] = {
+	{"cudaLaunchHostFunc", OP_NONE}, {"cuLaunchHostFunc", OP_NONE},
+	{"cudaLaunch", OP_LAUNCH}, {"cuLaunch", OP_LAUNCH},
+	{"cudaGraphLaunch", OP_LAUNCH}, {"cuGraphLaunch", OP_LAUNCH},
+	{"cudaMemcpy", OP_MEMCPY}, {"cuMemcpy", OP_MEMCPY},
+	{"cudaMemset", OP_MEMSET}, {"cuMemset", OP_MEMSET},
+	{"cudaDeviceSynchronize", OP_SYNC}, {"cudaThreadSynchronize", OP_SYNC},
+	{"cudaStreamSynchronize", OP_SYNC}, {"cudaEventSynchronize", OP_SYNC},
+	{"cuCtxSynchronize", OP_SYNC}, {"cuStreamSynchronize", OP_SYNC}, {"cuEventSynchronize", OP_SYNC},
+	{"cudaMallocHost", OP_ALLOC}, {"cudaHostAlloc", OP_ALLOC}, {"cudaMalloc", OP_ALLOC},
+	{"cuMemAlloc", OP_ALLOC}, {"cuMemHostAlloc", OP_ALLOC},
+	{"cudaFreeHost", OP_FREE}, {"cudaFree", OP_FREE}, {"cuMemFree", OP_FREE},
+	{"cudaDeviceReset", OP_RESET}, {"cudaThreadExit", OP_RESET}, {"cuDevicePrimaryCtxReset", OP_RESET},
+};
+
+static uint8_t classify(const char *name)
+{
+	for (size_t i = 0; i < sizeof api_classes / sizeof api_classes[0]; i++) {
+		size_t n = strlen(api_classes[i].prefix);
+		if (strncmp(name, api_classes[i].prefix, n) == 0)
+			return api_classes[i].op;
+	}
+	return OP_NONE;
+}
+
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)ud;
+	if (tls.busy || t.forked || t.finalized || cbid >= API_MAX)
+		return;
+	const CUpti_CallbackData *cb = data;
+	int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+	uint8_t op = runtime ? runtime_op[cbid] : driver_op[cbid];
+	if (op == OP_NONE)
+		return;
+	uint32_t corr = cb->correlationId;
+	if (!runtime && tls.rt_depth > 0) {
+		/* A driver call made by a traced runtime call: one operation, but
+		 * its records may carry either id. */
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			pthread_mutex_lock(&t.lock);
+			struct ring_entry *outer = &t.ring[tls.rt_corr % RING];
+			if (outer->corr == tls.rt_corr) {
+				struct ring_entry *e = &t.ring[corr % RING];
+				*e = *outer;
+				e->corr = corr;
+			}
+			t.nested_driver++;
+			pthread_mutex_unlock(&t.lock);
+		}
+		return;
+	}
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		if (op == OP_RESET)
+			flush_all("reset", 1);
+		if (runtime) {
+			tls.rt_depth++;
+			tls.rt_corr = corr;
+		}
+		pthread_mutex_lock(&t.lock);
+		uint32_t site = site_current_locked();
+		uint64_t now = clock_now();
+		if (cb->correlationData)
+			*cb->correlationData = now;
+		struct ring_entry *e = &t.ring[corr % RING];
+		e->corr = corr;
+		e->site = site;
+		e->prev_site = tls.last_site;
+		e->op = op;
+		e->prev_op = tls.last_op;
+		e->api_ns = 0;
+		e->enter = now;
+		if (!t.t_first)
+			t.t_first = now;
+		pthread_mutex_unlock(&t.lock);
+		return;
+	}
+	/* API exit */
+	uint64_t now = clock_now();
+	uint64_t enter = cb->correlationData ? *cb->correlationData : now;
+	uint64_t dur = now > enter ? now - enter : 0;
+	if (runtime && tls.rt_depth > 0)
+		tls.rt_depth--;
+	pthread_mutex_lock(&t.lock);
+	struct ring_entry *e = &t.ring[corr % RING];
+	uint32_t site = e->corr == corr ? e->site : SITE_NONE;
+	if (e->corr == corr)
+		e->api_ns = dur > UINT32_MAX ? UINT32_MAX : (uint32_t)dur;
+	struct site_stats *s = &t.stats[site];
+	s->api[op].n++;
+	s->api[op].ns += dur;
+	struct cnt *a = runtime ? &t.api_runtime[cbid] : &t.api_driver[cbid];
+	a->n++;
+	a->ns += dur;
+	t.t_last = now;
+	if (t.events_fd >= 0) {
+		struct trace_event ev = {0};
+		ev.type = EV_API;
+		ev.kind = op;
+		ev.correlation = corr;
+		ev.start = enter;
+		ev.end = now;
+		ev.site = site;
+		ev.tid = thread_id();
+		ev.name = str_intern(cb->functionName ? cb->functionName : "",
+				     cb->functionName ? (uint32_t)strlen(cb->functionName) : 0);
+		event_append(&ev);
+	}
+	pthread_mutex_unlock(&t.lock);
+	tls.last_site = site;
+	tls.last_op = op;
+}
+
+/* ---- activity records ---- */
+
+#define BUF_SIZE (4u << 20)
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 8, BUF_SIZE) != 0)
+		p = NULL;
+	*buffer = p;
+	*size = p ? BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static enum trace_dir copy_dir(uint8_t kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+		return DIR_H2D;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+		return DIR_D2H;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+		return DIR_D2D;
+	default:
+		return DIR_OTHER;
+	}
+}
+
+static enum trace_hostkind host_kind(uint8_t mem)
+{
+	if (mem == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE)
+		return HK_PAGEABLE;
+	if (mem == CUPTI_ACTIVITY_MEMORY_KIND_PINNED)
+		return HK_PINNED;
+	return HK_OTHER;
+}
+
+static struct device_stats *device_at(uint32_t id)
+{
+	return id < DEVICE_MAX ? &t.devices[id] : NULL;
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+void busy_flush(struct device_stats *d)
+{
+	qsort(d->batch, d->nbatch, sizeof d->batch[0], cmp_iv);
+	for (uint32_t i = 0; i < d->nbatch; i++) {
+		uint64_t s = d->batch[i][0], e = d->batch[i][1];
+		if (!d->have_run) {
+			d->run_start = s;
+			d->run_end = e;
+			d->have_run = 1;
+		} else if (s > d->run_end) {
+			d->busy += d->run_end - d->run_start;
+			d->run_start = s;
+			d->run_end = e;
+		} else if (e > d->run_end) {
+			d->run_end = e;
+		}
+	}
+	d->nbatch = 0;
+}
+
+/* One GPU operation [start, end) on a device's stream, launched by the
+ * call in ring entry e (NULL when unknown): busy time, and the idle gap
+ * before it classified as HTA does. first: the first launch of its kernel. */
+static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+		   const struct ring_entry *e, int first)
+{
+	struct device_stats *d = device_at(device);
+	if (d) {
+		d->used = 1;
+		if (!d->first || start < d->first)
+			d->first = start;
+		if (end > d->last)
+			d->last = end;
+		if (d->nbatch == BUSY_BATCH)
+			busy_flush(d);
+		d->batch[d->nbatch][0] = start;
+		d->batch[d->nbatch][1] = end;
+		d->nbatch++;
+	}
+	struct stream_stats *s = stream_get(device, stream);
+	if (!s)
+		return;
+	s->events++;
+	s->busy_ns += end > start ? end - start : 0;
+	if (s->have_last && start >= s->last_end) {
+		uint64_t gap = start - s->last_end;
+		if (e && e->enter > s->last_end) {
+			s->host_wait_ns += gap;
+			s->host_wait_n++;
+			uint8_t cls = first ? GAP_WARMUP : gap < t.starved_gap_ns ? GAP_SHORT : GAP_LONG;
+			if (first) {
+				s->warmup_ns += gap;
+				s->warmup_n++;
+			}
+			gap_add(e->prev_site, e->prev_op, e->site, cls, gap);
+		} else if (gap < t.kernel_wait_ns) {
+			s->kernel_wait_ns += gap;
+			s->kernel_wait_n++;
+		} else {
+			s->other_ns += gap;
+			s->other_n++;
+		}
+	}
+	if (!s->have_last || end > s->last_end)
+		s->last_end = end;
+	s->have_last = 1;
+}
+
+static const struct ring_entry *ring_find(uint32_t corr)
+{
+	const struct ring_entry *e = &t.ring[corr % RING];
+	if (e->corr == corr && corr != 0)
+		return e;
+	t.unattributed++;
+	return NULL;
+}
+
+static void record(const CUpti_Activity *r)
+{
+	t.records++;
+	struct trace_event ev = {0};
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const void *)r;
+		const struct ring_entry *e = ring_find(k->correlationId);
+		uint32_t site = e ? e->site : SITE_NONE;
+		uint64_t dur = k->end > k->start ? k->end - k->start : 0;
+		struct site_stats *s = &t.stats[site];
+		s->kernel.n++;
+		s->kernel.ns += dur;
+		int is_short = e && e->api_ns && dur < e->api_ns;
+		if (is_short)
+			s->kernel_short++;
+		struct kernel_stats *ks = kernel_get(k->name);
+		int first = ks && ks->n == 0;
+		if (ks) {
+			ks->n++;
+			ks->ns += dur;
+			if (dur < ks->min)
+				ks->min = dur;
+			if (dur > ks->max)
+				ks->max = dur;
+		}
+		struct device_stats *d = device_at(k->deviceId);
+		if (d) {
+			d->kernel_ns += dur;
+			d->kernels++;
+		}
+		gpu_op(k->deviceId, k->streamId, k->start, k->end, e, first);
+		ev.type = EV_KERNEL;
+		ev.flags = (uint8_t)is_short;
+		ev.device = k->deviceId;
+		ev.stream = k->streamId;
+		ev.correlation = k->correlationId;
+		ev.start = k->start;
+		ev.end = k->end;
+		ev.name = ks ? ks->name : 0;
+		ev.site = site;
+		ev.grid[0] = (uint32_t)k->gridX;
+		ev.grid[1] = (uint32_t)k->gridY;
+		ev.grid[2] = (uint32_t)k->gridZ;
+		ev.block[0] = (uint32_t)k->blockX;
+		ev.block[1] = (uint32_t)k->blockY;
+		ev.block[2] = (uint32_t)k->blockZ;
+		event_append(&ev);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const void *)r;
+		const struct ring_entry *e = ring_find(m->correlationId);
+		uint32_t site = e ? e->site : SITE_NONE;
+		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
+		enum trace_dir dir = copy_dir(m->copyKind);
+		enum trace_hostkind hk = dir == DIR_H2D ? host_kind(m->srcKind)
+				       : dir == DIR_D2H ? host_kind(m->dstKind) : HK_OTHER;
+		int async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+		struct copystat *c = &t.stats[site].copy[dir][hk];
+		c->n++;
+		c->bytes += m->bytes;
+		c->ns += dur;
+		if (!async)
+			c->sync++;
+		struct device_stats *d = device_at(m->deviceId);
+		if (d) {
+			d->memcpy_ns += dur;
+			d->memcpys++;
+		}
+		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, 0);
+		ev.type = EV_MEMCPY;
+		ev.kind = (uint8_t)dir;
+		ev.hostkind = (uint8_t)hk;
+		ev.flags = (uint8_t)async;
+		ev.device = m->deviceId;
+		ev.stream = m->streamId;
+		ev.correlation = m->correlationId;
+		ev.start = m->start;
+		ev.end = m->end;
+		ev.bytes = m->bytes;
+		ev.site = site;
+		ev.grid[0] = m->srcKind;
+		ev.grid[1] = m->dstKind;
+		ev.grid[2] = m->copyKind;
+		event_append(&ev);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const void *)r;
+		const struct ring_entry *e = ring_find(m->correlationId);
+		uint32_t site = e ? e->site : SITE_NONE;
+		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
+		struct copystat *c = &t.stats[site].memset;
+		c->n++;
+		c->bytes += m->bytes;
+		c->ns += dur;
+		struct device_stats *d = device_at(m->deviceId);
+		if (d) {
+			d->memset_ns += dur;
+			d->memsets++;
+		}
+		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, 0);
+		ev.type = EV_MEMSET;
+		ev.device = m->deviceId;
+		ev.stream = m->streamId;
+		ev.correlation = m->correlationId;
+		ev.start = m->start;
+		ev.end = m->end;
+		ev.bytes = m->bytes;
+		ev.site = site;
+		event_append(&ev);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+		const CUpti_ActivitySynchronization2 *s = (const void *)r;
+		const struct ring_entry *e = &t.ring[s->correlationId % RING];
+		uint32_t type = s->type < 8 ? s->type : 0;
+		t.sync_records[type][0]++;
+		t.sync_records[type][1] += s->end > s->start ? s->end - s->start : 0;
+		ev.type = EV_SYNC;
+		ev.kind = (uint8_t)type;
+		ev.stream = s->streamId;
+		ev.correlation = s->correlationId;
+		ev.start = s->start;
+		ev.end = s->end;
+		ev.site = e->corr == s->correlationId ? e->site : SITE_NONE;
+		event_append(&ev);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMORY2: {
+		const CUpti_ActivityMemory4 *m = (const void *)r;
+		struct device_stats *d = device_at(m->deviceId);
+		if (!d || m->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)
+			break;
+		if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) {
+			d->mem_now += (int64_t)m->bytes;
+			d->allocs++;
+			if (d->mem_now > d->mem_peak)
+				d->mem_peak = d->mem_now;
+		} else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) {
+			d->mem_now -= (int64_t)m->bytes;
+			d->frees++;
+		}
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: {
+		/* --full: every API call; those the callbacks trace are counted there. */
+		const CUpti_ActivityAPI *a = (const void *)r;
+		int runtime = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+		if (a->cbid >= API_MAX || (runtime ? runtime_op : driver_op)[a->cbid] != OP_NONE)
+			break;
+		struct cnt *c = runtime ? &t.api_runtime[a->cbid] : &t.api_driver[a->cbid];
+		c->n++;
+		c->ns += a->end > a->start ? a->end - a->start : 0;
+		const char *name = tracer_api_name(runtime, a->cbid);
+		ev.type = EV_API;
+		ev.kind = OP_NONE;
+		ev.correlation = a->correlationId;
+		ev.start = a->start;
+		ev.end = a->end > a->start ? a->end : a->start;
+		ev.tid = a->threadId;
+		uint32_t len = name ? (uint32_t)strlen(name) : 0;
+		const char *v = name ? strstr(name, "_v") : NULL; /* "cudaFree_v3020" -> "cudaFree" */
+		if (v && v[2] >= '0' && v[2] <= '9')
+			len = (uint32_t)(v - name);
+		ev.name = name ? str_intern(name, len) : 0;
+		event_append(&ev);
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+		const CUpti_ActivityOverhead3 *o = (const void *)r;
+		uint32_t k = (uint32_t)o->overheadKind;
+		uint32_t slot = k == CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER ? 15 : (k >> 16) & 15;
+		t.overhead[slot][0]++;
+		t.overhead[slot][1] += o->end > o->start ? o->end - o->start : 0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	int busy = tls.busy++;
+	(void)busy;
+	pthread_mutex_lock(&t.lock);
+	t.buffers++;
+	CUpti_Activity *r = NULL;
+	unsigned chunk = 0;
+	while (valid && p_cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+		record(r);
+		if (++chunk == 256) { /* let the program's callbacks in */
+			chunk = 0;
+			pthread_mutex_unlock(&t.lock);
+			pthread_mutex_lock(&t.lock);
+		}
+	}
+	size_t dropped = 0;
+	if (p_cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+		t.dropped += dropped;
+	pthread_mutex_unlock(&t.lock);
+	(void)size;
+	free(buffer);
+	tls.busy--;
+}
+
+/* ---- start ---- */
+
+static void fail(const char *api, CUptiResult r, const char *what)
+{
+	const char *s = NULL;
+	if (p_cuptiGetResultString)
+		p_cuptiGetResultString(r, &s);
+	snprintf(t.error_api, sizeof t.error_api, "%s", api);
+	t.error_code = (int)r;
+	snprintf(t.error_name, sizeof t.error_name, "%s", s ? s : "?");
+	if (!t.reason[0])
+		snprintf(t.reason, sizeof t.reason, "%s: %s", what, s ? s : "error");
+}
+
+static int add_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	size_t used = strlen(t.libraries), n = strlen(info->dlpi_name);
+	if (n && used + n + 2 < sizeof t.libraries) {
+		memcpy(t.libraries + used, info->dlpi_name, n);
+		t.libraries[used + n] = '\n';
+		t.libraries[used + n + 1] = '\0';
+	}
+	return 0;
+}
+
+static void not_traced(void)
+{
+	snprintf(t.status, sizeof t.status, "not-traced");
+	fprintf(stderr, "gpuopt: trace: process %d: %s; it runs untraced\n", t.pid, t.reason);
+	if (t.core_ready)
+		flush_all("start", 0);
+	if (t.strict) {
+		fprintf(stderr, "gpuopt: trace: --strict: stopping process %d\n", t.pid);
+		_exit(TRACE_STRICT_EXIT);
+	}
+}
+
+static void driver_version(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!cuda)
+		return;
+	int (*get)(int *) = (int (*)(int *))dlsym(cuda, "cuDriverGetVersion");
+	if (get)
+		get(&t.driver_version);
+	dlclose(cuda);
+}
+
+static int cupti_major(uint32_t v)
+{
+	return v >= 130000 ? (int)(v / 10000) : v >= 19 ? 12 : v >= 13 ? 11 : 10;
+}
+
+EXPORT int InitializeInjection(void);
+int InitializeInjection(void)
+{
+	static int done;
+	if (done++)
+		return 1;
+	tracer_core_init();
+	if (!t.core_ready)
+		return 1; /* loaded outside gpuopt trace */
+	tls.busy++;
+	driver_version();
+	if (!load_cupti()) {
+		tls.busy--;
+		not_traced();
+		return 1;
+	}
+	p_cuptiGetVersion(&t.cupti_version);
+	CUpti_SubscriberHandle sub;
+	CUptiResult r = p_cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+			t.conflict = 1;
+			dl_iterate_phdr(add_library, NULL);
+		}
+		fail("cuptiSubscribe", r, r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+		     ? "another CUPTI subscriber is active in this process (CUDA allows one)"
+		     : "cannot subscribe to CUPTI");
+		if (t.driver_version && cupti_major(t.cupti_version) < t.driver_version / 1000) {
+			size_t n = strlen(t.reason);
+			snprintf(t.reason + n, sizeof t.reason - n,
+				 " (libcupti %s is for CUDA %d, older than the driver's CUDA %d.%d: "
+				 "use the CUPTI of a matching toolkit, --cupti PATH)",
+				 t.cupti_path, cupti_major(t.cupti_version), t.driver_version / 1000,
+				 (t.driver_version % 1000) / 10);
+		}
+		tls.busy--;
+		not_traced();
+		return 1;
+	}
+	if (t.callbacks) {
+		const char *name;
+		for (CUpti_CallbackId id = 1; id < API_MAX; id++) {
+			if (p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) == CUPTI_SUCCESS && name &&
+			    (runtime_op[id] = classify(name)) != OP_NONE)
+				p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+			if (p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) == CUPTI_SUCCESS && name &&
+			    (driver_op[id] = classify(name)) != OP_NONE)
+				p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
+		}
+	}
+	if (p_cuptiActivityRegisterTimestampCallback &&
+	    p_cuptiActivityRegisterTimestampCallback(now_ns) == CUPTI_SUCCESS)
+		clock_now = now_ns;
+	else
+		clock_now = cupti_clock;
+	r = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		fail("cuptiActivityRegisterCallbacks", r, "cannot register CUPTI's activity buffers");
+		tls.busy--;
+		not_traced();
+		return 1;
+	}
+	static const struct { const char *name; CUpti_ActivityKind kind; } kinds[] = {
+		{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+		{"memset", CUPTI_ACTIVITY_KIND_MEMSET}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+		{"memory", CUPTI_ACTIVITY_KIND_MEMORY2}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
+		{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (!kind_on(kinds[i].name))
+			continue;
+		r = p_cuptiActivityEnable(kinds[i].kind);
+		if (r != CUPTI_SUCCESS && i == 0) {
+			fail("cuptiActivityEnable", r, "cannot enable CUPTI's kernel records");
+			tls.busy--;
+			not_traced();
+			return 1;
+		}
+	}
+	if (p_cuptiActivityFlushPeriod)
+		p_cuptiActivityFlushPeriod(1000);
+	t.cupti_ready = 1;
+	tls.busy--;
+	return 1;
+}
+
+const char *tracer_api_name(int runtime, uint32_t cbid)
+{
+	const char *name = NULL;
+	if (!p_cuptiGetCallbackName ||
+	    p_cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, cbid,
+				   &name) != CUPTI_SUCCESS)
+		return NULL;
+	return name;
+}
+
+void tracer_nvtx_status(const char *s)
+{
+	snprintf(t.nvtx_status, sizeof t.nvtx_status, "%s", s);
+}

@@ -1,0 +1,254 @@
+"""`gpuopt doctor`: the surface and exit codes; the plain "no NVIDIA driver"
+answer on a machine without one; the Python probe against Debian's own
+/usr/bin/python3 and its packages, and against the virtual environment that
+scripts/setup.sh fills with real GPU packages from PyPI (cupy-cuda13x,
+cudf-cu13, cuml-cu13, nx-cugraph-cu13, warp-lang: requirements/
+gpu-packages.txt); an import that crashes or hangs; and the report recorded
+on the H200 (tests/e2e/fixtures/h200_doctor.json) against that machine's
+`pip list` and the packages' own reports."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run
+
+FIXTURES = ROOT / "tests" / "e2e" / "fixtures"
+DEBIAN_PY = "/usr/bin/python3"
+VENV_PY = ROOT / ".venv" / "bin" / "python"
+GPU_WHEELS = {"cupy": "cupy-cuda13x", "cudf": "cudf-cu13", "cuml": "cuml-cu13",
+              "nx-cugraph": "nx-cugraph-cu13", "warp": "warp-lang"}
+TOP_KEYS = {"tool", "version", "schema", "error", "ready", "counts", "problems", "gpu", "python"}
+PACKAGE_KEYS = {"name", "gpu", "installed", "dist", "version", "cuda_major", "cuda_from",
+                "runtime_version", "importable", "import_error", "device_ok", "device_count",
+                "device_error", "crashed", "submodules"}
+
+
+def nvidia_driver_present():
+    return Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia").exists()
+
+
+no_driver = pytest.mark.skipif(nvidia_driver_present(), reason="this machine has an NVIDIA driver")
+
+
+def doctor_json(*args, **kw):
+    r = run("doctor", "--format", "json", *args, **kw)
+    assert r.rc in (0, 1), r
+    doc = r.json()
+    assert set(doc) == TOP_KEYS and doc["schema"] == "gpuopt-doctor/1", doc.keys()
+    return doc, r
+
+
+def packages(doc):
+    return {p["name"]: p for p in doc["python"]["packages"]}
+
+
+def ids(doc):
+    return [p["id"] for p in doc["problems"]]
+
+
+# ---- the surface ----
+
+def test_help_is_routed_and_complete():
+    r = run("doctor", "--help")
+    assert r.rc == 0 and r.out.startswith("Usage: gpuopt doctor")
+    assert run("help", "doctor").out == r.out
+    for word in ["--python", "--no-python", "--timeout", "--format", "--output", "--verbose",
+                 "Exit codes", "-cu12", "warp.sim", "cuSpatial"]:
+        assert word in r.out, word
+    assert "doctor" in run("--help").out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bogus"], "unknown option '--bogus'"),
+    (["--format", "xml"], "'xml' is not text or json"),
+    (["--timeout", "0"], "not a number of seconds above 0"),
+    (["--timeout"], "needs a value"),
+    (["extra"], "unexpected argument 'extra'"),
+    (["--python", "python3", "--no-python"], "give one or the other"),
+    (["--python", "gpuopt-no-such-python"], "--python 'gpuopt-no-such-python': command not found"),
+])
+def test_usage_errors_exit_2(args, message):
+    r = run("doctor", *args)
+    assert r.rc == 2 and r.out == "", r
+    assert r.err.startswith("gpuopt: doctor: ") and message in r.err, r
+
+
+def test_output_file_is_written_whole(tmp_path):
+    out = tmp_path / "doctor.json"
+    r = run("doctor", "--no-python", "--format", "json", "-o", out)
+    assert r.rc in (0, 1) and r.out == "", r
+    assert json.loads(out.read_text())["schema"] == "gpuopt-doctor/1"
+    r = run("doctor", "--no-python", "-o", tmp_path / "no" / "such" / "dir" / "x.txt")
+    assert r.rc == 2 and "cannot write" in r.err
+
+
+# ---- no driver ----
+
+@no_driver
+def test_no_driver_is_said_plainly_and_blocks():
+    r = run("doctor", "--no-python")
+    assert r.rc == 1, r
+    first = r.out.splitlines()
+    assert first[0].startswith("gpuopt doctor: GPU work cannot start here (1 blocker")
+    # what blocks comes first, with its fix
+    assert first[2].startswith("blocker [no-driver] no NVIDIA driver: libcuda.so.1")
+    assert "fix: install the NVIDIA driver: R580 or newer" in r.out
+    assert "GPU: none (NVML: libnvidia-ml.so.1:" in r.out
+    doc, r = doctor_json("--no-python")
+    assert r.rc == 1 and doc["ready"] is False and doc["python"] is None
+    assert doc["problems"][0]["id"] == "no-driver" and doc["problems"][0]["severity"] == "blocker"
+    assert doc["problems"][0]["fixes"] and doc["problems"][0]["source"]
+    assert doc["gpu"]["found"] is False and doc["gpu"]["devices"] == []
+
+
+# ---- Debian's own Python ----
+
+def metadata_versions(python, names):
+    code = ("import json, sys\nfrom importlib import metadata\nout = {}\n"
+            "for n in sys.argv[1:]:\n    try: out[n] = metadata.version(n)\n"
+            "    except Exception: out[n] = None\nprint(json.dumps(out))")
+    return json.loads(subprocess.run([python, "-c", code, *names], capture_output=True, text=True,
+                                     check=True).stdout)
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_debian_python_and_its_packages():
+    doc, r = doctor_json("--python", DEBIAN_PY)
+    py = doc["python"]
+    assert py["found"] and py["error"] is None
+    real = subprocess.run([DEBIAN_PY, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3]); "
+                           "print(sys.executable)"], capture_output=True, text=True).stdout.split()
+    assert py["version"] == real[0] and py["executable"] == real[1]
+    pk = packages(doc)
+    assert set(pk) == {p["name"] for p in json.load(open(ROOT / "data" / "doctor" / "packages.json"))["packages"]}
+    assert all(set(p) == PACKAGE_KEYS for p in pk.values())
+    dists = {n: p["dist"] or n for n, p in pk.items()}
+    want = metadata_versions(DEBIAN_PY, ["numpy", "scipy", "pandas", "scikit-learn", "networkx",
+                                         "scikit-image", "pytest"])
+    for name in ["numpy", "scipy", "pandas", "scikit-learn", "networkx", "scikit-image"]:
+        assert pk[name]["version"] == want[name], name
+        if want[name]:
+            assert pk[name]["installed"] and pk[name]["importable"] and not pk[name]["gpu"], pk[name]
+            assert pk[name]["cuda_major"] is None
+    assert pk["numpy"]["installed"] == (want["numpy"] is not None)  # setup.sh installs python3-numpy
+    # Debian has no GPU package: said so, with the install command for CUDA 13
+    assert not any(p["installed"] for p in pk.values() if p["gpu"]), dists
+    assert "no-gpu-package" in ids(doc) and r.rc == 1
+    fix = next(p for p in doc["problems"] if p["id"] == "no-gpu-package")["fixes"]
+    assert 'pip install "cupy-cuda13x[ctk]"' in fix
+    text = run("doctor", "--python", DEBIAN_PY).out
+    assert f"Python {py['version']}: {py['executable']}" in text
+    assert "  not installed: " in text and "cupy" in text.split("not installed: ")[1]
+
+
+# ---- a virtual environment of real GPU packages ----
+
+@pytest.mark.skipif(not VENV_PY.exists(), reason="no .venv (scripts/setup.sh makes it)")
+def test_gpu_packages_from_pypi_are_found_and_cannot_reach_a_device():
+    doc, r = doctor_json("--python", VENV_PY)
+    pk = packages(doc)
+    want = metadata_versions(VENV_PY, list(GPU_WHEELS.values()))
+    for name, dist in GPU_WHEELS.items():
+        p = pk[name]
+        assert p["installed"] and p["gpu"] and p["importable"], p
+        assert p["dist"] == dist and p["version"] == want[dist], p
+        assert p["cuda_major"] == 13, p  # built for CUDA 13: from the wheel's name or its runtime
+        assert p["cuda_from"], p
+        if nvidia_driver_present():
+            continue
+        assert p["device_ok"] is False and p["device_error"], p  # and no device is reachable here
+    assert pk["cupy"]["runtime_version"].startswith("13.")  # CuPy's own runtimeGetVersion
+    assert "cupy-cuda13x" in pk["cupy"]["cuda_from"]
+    assert pk["warp"]["runtime_version"].startswith("13.")  # PyPI's Warp is built with CUDA 13
+    assert pk["numba-cuda"]["installed"] and pk["numba-cuda"]["cuda_major"] == 13  # pulled in by cudf
+    assert doc["python"]["virtualenv"] is True and doc["python"]["prefix"] == str(ROOT / ".venv")
+    # Warp >= 1.10 has no warp.sim: a note with the way to Newton
+    note = next(p for p in doc["problems"] if p["id"] == "warp-sim-removed")
+    assert note["severity"] == "note" and any("pip install newton" in f for f in note["fixes"])
+    assert "no-gpu-package" not in ids(doc) and "mixed-cuda" not in ids(doc)
+    # every CUDA runtime the imports loaded is of one major
+    assert doc["python"]["cudart"] and all(c["major"] == 13 for c in doc["python"]["cudart"])
+    if not nvidia_driver_present():
+        assert ids(doc)[0] == "no-driver" and r.rc == 1
+        assert "cannot-reach-device" not in ids(doc)  # the driver's absence says it all
+        text = run("doctor", "--python", VENV_PY).out
+        assert "cupy          cupy-cuda13x      " in text
+        assert "no: CUDARuntimeError: cudaErrorInsufficientDriver" in text
+
+
+# ---- imports that crash or hang ----
+
+def fake_site(tmp_path, name, dist, body):
+    """A real package on PYTHONPATH whose import runs body, with its metadata."""
+    site = tmp_path / "site"
+    (site / name).mkdir(parents=True)
+    (site / name / "__init__.py").write_text(body)
+    info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    return site
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_an_import_that_crashes_is_reported_and_the_rest_still_asked(tmp_path):
+    site = fake_site(tmp_path, "cupy", "cupy-cuda12x", "import os\nos.abort()\n")
+    doc, r = doctor_json("--python", DEBIAN_PY, env={"PYTHONPATH": str(site)})
+    pk = packages(doc)
+    assert pk["cupy"]["crashed"] and "signal 6" in pk["cupy"]["crashed"], pk["cupy"]
+    assert doc["python"]["runs"] == 2 and doc["python"]["failures"][0]["name"] == "cupy"
+    crash = next(p for p in doc["problems"] if p["id"] == "import-crashed")
+    assert crash["severity"] == "blocker"
+    assert "importing cupy stops the interpreter: it was killed by signal 6" in crash["title"]
+    # the packages after it were asked in the second run
+    assert pk["torch"]["installed"] is False and pk["jax"]["installed"] is False and "numpy" in pk
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_an_import_that_hangs_is_stopped(tmp_path):
+    site = fake_site(tmp_path, "cupy", "cupy-cuda13x", "import time\ntime.sleep(600)\n")
+    doc, r = doctor_json("--python", DEBIAN_PY, env={"PYTHONPATH": str(site),
+                                                     "GPUOPT_PROBE_PACKAGE_S": "2"}, timeout=60)
+    cupy = packages(doc)["cupy"]
+    assert cupy["importable"] is False and "did not finish within 2 s" in cupy["import_error"], cupy
+    assert next(p for p in doc["problems"] if p["id"] == "import-fails")["severity"] == "blocker"
+    assert doc["python"]["runs"] == 1 and doc["python"]["elapsed_s"] < 30
+
+
+# ---- the H200 ----
+
+def test_h200_report_matches_pip_list_and_the_packages_own_reports():
+    """tests/e2e/fixtures/h200_doctor.json and h200_pip_list.json: one run of
+    scripts/gpu_doctor_fit.sh on the H200 (see fixtures/README.md)."""
+    doc = json.loads((FIXTURES / "h200_doctor.json").read_text())
+    assert set(doc) == TOP_KEYS and doc["ready"] is True and doc["counts"]["blockers"] == 0
+    dev = doc["gpu"]["devices"][0]
+    assert "H200" in dev["name"] and dev["compute_capability"] == "9.0"
+    assert dev["pcie"]["max_generation"] == 5 and dev["pcie"]["max_width"] == 16
+    assert dev["persistence_mode"] is not None and dev["ecc"]["enabled"] is True
+    assert dev["mig_mode"]["enabled"] is False and dev["processes"] == []
+    assert doc["gpu"]["driver_version"].startswith("580.") and doc["gpu"]["cuda_driver_version"] == "13.0"
+    pip = {p["name"].lower(): p["version"] for p in json.loads((FIXTURES / "h200_pip_list.json").read_text())}
+    pk = packages(doc)
+    installed = [p for p in pk.values() if p["installed"]]
+    assert len(installed) >= 10
+    for p in installed:  # doctor's table is what pip says is there
+        assert pip.get(p["dist"].lower()) == p["version"], p
+    table = {p["name"]: p["dists"] for p in json.load(open(ROOT / "data" / "doctor" / "packages.json"))["packages"]}
+    for p in pk.values():
+        if not p["installed"]:
+            assert not any(d.lower() in pip for d in table[p["name"]]), p["name"]
+    for name in ["cupy", "torch", "jax", "numba-cuda"]:
+        assert pk[name]["gpu"] and pk[name]["cuda_major"] == 13 and pk[name]["device_ok"] is True, pk[name]
+        assert pk[name]["device_count"] == 1
+    # and what the packages themselves said there (h200_doctor_fit.log)
+    log = (FIXTURES / "h200_doctor_fit.log").read_text()
+    assert f"cupy {pk['cupy']['version']} runtime 13020 devices 1" in log
+    assert pk["cupy"]["runtime_version"] == "13.2"
+    assert f"torch {pip['torch']}" in log and "cuda 13.0 available True 1" in log
+    assert pk["torch"]["runtime_version"] == "13.0"
+    assert f"jax {pk['jax']['version']} [CudaDevice(id=0)]" in log
+    assert "numba.cuda True (13, 0)" in log and pk["numba-cuda"]["runtime_version"] == "13.0"
