@@ -396,34 +396,64 @@ static bool learn_params(struct ctx *c)
 	return changed;
 }
 
+/* Whether the module name at P (up to END) is NAME or NAME.something. */
+static bool module_is(const char *p, const char *end, const char *name)
+{
+	size_t n = strlen(name);
+	return (size_t)(end - p) >= n && !memcmp(p, name, n) &&
+	       ((size_t)(end - p) == n || !(isalnum((unsigned char)p[n]) || p[n] == '_'));
+}
+
 /* Does the text use a GPU array library, or the array-module idiom of code
  * written for NumPy and CuPy at once? Only such files get the flow model
- * (it costs more than the walk). */
+ * (it costs more than the walk). The imports are read from the lines that
+ * have "import" in them (an import must start its line, so `>>> import
+ * torch` in a docstring does not count), then two searches for the idiom:
+ * every file of a scan goes through here, so it must cost little next to
+ * parsing. */
 bool pyscan_gpu_candidate(const char *text, size_t len)
 {
-	/* an import must start its line (not `>>> import torch` in a docstring) */
-	static const char *const marks[] = {"import cupy", "from cupy", "import torch", "from torch",
-					    "numba import cuda", "numba.cuda", "import jax", "from jax",
-					    "get_array_module", ".xp"};
-	static const bool line_start[] = {true, true, true, true, false, false, true, true, false, false};
-	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
-		size_t n = strlen(marks[i]);
-		const char *p = text, *end = text + len;
-		while ((p = memmem(p, (size_t)(end - p), marks[i], n))) {
-			const char *after = p + n;
-			bool ends = after >= end || !(isalnum((unsigned char)*after) || *after == '_');
-			bool starts = true;
-			if (line_start[i])
-				for (const char *b = p; b > text && b[-1] != '\n'; b--)
-					if (b[-1] != ' ' && b[-1] != '\t') {
-						starts = false;
-						break;
-					}
-			if (ends && starts)
+	const char *end = text + len;
+	bool numba = false;
+	/* every import statement has "import" in it: find those, then look at
+	 * their lines (far fewer than all the lines) */
+	for (const char *hit = text; (hit = memmem(hit, (size_t)(end - hit), "import", 6)); hit += 6) {
+		const char *p = hit;
+		while (p > text && p[-1] != '\n')
+			p--;
+		while (p < hit && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *eol = memchr(hit, '\n', (size_t)(end - hit));
+		if (!eol)
+			eol = end;
+		const char *m = NULL;
+		if (p == hit && eol - p > 7 && p[6] == ' ')
+			m = p + 7;
+		else if (eol - p > 5 && !memcmp(p, "from ", 5))
+			m = p + 5;
+		/* each module of the line (import a, b as c); a from-import has one */
+		while (m && m < eol) {
+			while (m < eol && (*m == ' ' || *m == '\t' || *m == '('))
+				m++;
+			if (module_is(m, eol, "cupy") || module_is(m, eol, "cupyx") ||
+			    module_is(m, eol, "torch") || module_is(m, eol, "jax"))
 				return true;
-			p = after;
+			numba = numba || module_is(m, eol, "numba");
+			if (p[0] == 'f')
+				break;
+			m = memchr(m, ',', (size_t)(eol - m));
+			if (m)
+				m++;
 		}
 	}
+	/* numba counts with its cuda: `from numba import cuda`, `numba.cuda.jit` */
+	if (numba && memmem(text, len, "cuda", 4))
+		return true;
+	if (memmem(text, len, "get_array_module", 16))
+		return true;
+	for (const char *p = text; (p = memmem(p, (size_t)(end - p), ".xp", 3)); p += 3)
+		if (p + 3 == end || !(isalnum((unsigned char)p[3]) || p[3] == '_'))
+			return true; /* device.xp, not node.xpath */
 	return false;
 }
 
@@ -504,7 +534,7 @@ bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pysc
 	}
 	propagate_hot(&c);
 	rank_findings(&c);
-	if (ps->force_flow || pyscan_gpu_candidate(src->text, src->len))
+	if (ps->force_flow || (!(pp && pp->plain) && pyscan_gpu_candidate(src->text, src->len)))
 		run_flow(ps, src, pp, out, root);
 	if (ps->tree.first_error != PT_NULL) {
 		PNode e = {&ps->tree, ps->tree.first_error};

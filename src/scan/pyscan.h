@@ -70,6 +70,7 @@ struct pyscan_project {
 	const struct project *project; /* facts of the other modules, or NULL */
 	const char *module;            /* this file's module name, or NULL */
 	struct flow_summary *summary;  /* filled with this file's summary when not NULL */
+	bool plain;                    /* known not to use a GPU library: no flow model */
 };
 
 /* pyscan() inside a project (pp may be NULL: the file alone). */

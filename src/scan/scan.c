@@ -38,6 +38,7 @@ struct job {
 	const struct kb *kb;
 	const struct project *project; /* cross-module facts, or NULL */
 	bool *in_project;      /* file i takes part in it */
+	bool *plain;           /* file i is known not to use a GPU library */
 	bool keep_text;
 	struct cache *cache;   /* NULL: no cache */
 	const struct report_options *ropt; /* to render each file in its worker, or NULL */
@@ -74,7 +75,7 @@ static void scan_in_project(struct pyscanner *ps, const struct project *project,
 	source_free(&src);
 }
 
-static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file *sf)
+static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file *sf, bool plain)
 {
 	struct source src;
 	char *why;
@@ -94,7 +95,7 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 	const struct stat *known = indexable ? &st : NULL;
 	if (cache_get(cache, &src, known, &sf->res)) {
 		sf->ok = true;
-	} else if (pyscan(ps, &src, &sf->res, &why)) {
+	} else if (pyscan_in(ps, &src, &(struct pyscan_project){.plain = plain}, &sf->res, &why)) {
 		sf->ok = true;
 		if (strcmp(sf->path, "-") != 0)
 			cache_put(cache, &src, known, &sf->res);
@@ -113,7 +114,7 @@ static void scan_at(struct job *j, struct pyscanner *ps, size_t i)
 	if (j->in_project && j->in_project[i])
 		scan_in_project(ps, j->project, &j->files[i]); /* project NULL: alone */
 	else
-		scan_one(ps, j->cache, &j->files[i]);
+		scan_one(ps, j->cache, &j->files[i], j->plain[i]);
 	if (j->ropt)
 		report_render(j->ropt, &j->files[i]);
 	/* wake the reporter only when it sleeps: most files are ready
@@ -218,8 +219,11 @@ static void scan_all(struct job *j, int jobs)
 
 /* The pre-pass: the summary of every file that uses a GPU library (read
  * unless the cache index knows it unchanged, which such a file never is),
- * then the project's cross-module facts. NULL when no file takes part. */
-static struct project *build_project(const struct scan_options *o, const struct pathlist *pl, bool *in_project)
+ * then the project's cross-module facts. NULL when no file takes part.
+ * plain[i] is set for the files it read and found not to use one, so that
+ * their scan does not look again. */
+static struct project *build_project(const struct scan_options *o, const struct pathlist *pl, bool *in_project,
+				     bool *plain)
 {
 	struct project *p = NULL;
 	struct pyscanner *ps = NULL;
@@ -238,6 +242,7 @@ static struct project *build_project(const struct scan_options *o, const struct 
 			continue;
 		}
 		in_project[i] = pyscan_gpu_candidate(src.text, src.len);
+		plain[i] = !in_project[i];
 		ncand += in_project[i];
 		source_free(&src);
 	}
@@ -308,10 +313,11 @@ void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
 	if (jobs < 1)
 		jobs = 1;
 	bool *in_project = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *in_project);
-	struct project *project = build_project(o, &pl, in_project);
+	bool *plain = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *plain);
+	struct project *project = build_project(o, &pl, in_project, plain);
 	struct job j = {.kb = o->kb, .keep_text = o->keep_text, .nfiles = pl.files.len,
 			.ropt = o->render, .sink = sink,
-			.cache = o->cache, .project = project, .in_project = in_project};
+			.cache = o->cache, .project = project, .in_project = in_project, .plain = plain};
 	j.files = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.files);
 	j.done = xcalloc(pl.files.len ? pl.files.len : 1, sizeof *j.done);
 	for (size_t i = 0; i < pl.files.len; i++)
@@ -332,6 +338,7 @@ void scan_paths(const struct scan_options *o, char *const *paths, size_t npaths,
 	free(j.files);
 	free(j.done);
 	free(in_project);
+	free(plain);
 	project_free(project);
 	if (stats) {
 		stats->files = pl.files.len;
