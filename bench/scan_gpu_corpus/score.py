@@ -14,6 +14,7 @@ scanned together (one gpuopt run, so calls between its modules count).
   false negative  a `yes` site with no finding
 
 Usage: score.py [--binary GPUOPT] [--files DIR] [--list] [--json OUT]
+                [--corpus heldout.json [--labels heldout_labels.tsv]]
 Run fetch.py first. Exit codes: 0 scored, 2 the files or the binary are
 missing, or a label is malformed."""
 import argparse
@@ -37,24 +38,25 @@ def die(msg):
     sys.exit(2)
 
 
-def load_labels(corpus):
+def load_labels(corpus, path):
     commits = {u["repo"]: u["commit"] for u in corpus["repos"]}
     files = {(u["repo"], p) for u in corpus["repos"] for p in u["files"]}
     labels = {}
-    with open(HERE / "labels.tsv", newline="") as fh:
+    name = path.name
+    with open(path, newline="") as fh:
         rows = csv.DictReader((l for l in fh if not l.startswith("#")), delimiter="\t")
         for n, row in enumerate(rows, 2):
             if set(row) != set(FIELDS) or None in row.values():
-                die(f"labels.tsv: row {n}: needs the columns {', '.join(FIELDS)}")
+                die(f"{name}: row {n}: needs the columns {', '.join(FIELDS)}")
             key = (row["repo"], row["path"], row["where"], row["rule"])
             if (row["repo"], row["path"]) not in files:
-                die(f"labels.tsv: row {n}: {row['repo']} {row['path']} is not in corpus.json")
+                die(f"{name}: row {n}: {row['repo']} {row['path']} is not in the corpus")
             if not commits[row["repo"]].startswith(row["commit"]):
-                die(f"labels.tsv: row {n}: commit {row['commit']} is not the one corpus.json pins")
+                die(f"{name}: row {n}: commit {row['commit']} is not the one the corpus pins")
             if row["rule"] not in RULES or row["truth"] not in ("yes", "no"):
-                die(f"labels.tsv: row {n}: rule must be GPU601-GPU605 and truth yes or no")
+                die(f"{name}: row {n}: rule must be GPU601-GPU605 and truth yes or no")
             if key in labels:
-                die(f"labels.tsv: row {n}: {key} is labelled twice")
+                die(f"{name}: row {n}: {key} is labelled twice")
             labels[key] = row
     return labels
 
@@ -117,11 +119,17 @@ def main():
     ap.add_argument("--files", default=str(HERE / "files"))
     ap.add_argument("--list", action="store_true", help="list false positives, misses and unlabelled findings")
     ap.add_argument("--json", help="write the scores to this file")
+    ap.add_argument("--corpus", default=str(HERE / "corpus.json"),
+                    help="the files (heldout.json: the held-out set)")
+    ap.add_argument("--labels", help="their labels (default: labels.tsv, or heldout_labels.tsv "
+                                     "with --corpus heldout.json)")
     a = ap.parse_args()
     if not os.access(a.binary, os.X_OK):
         die(f"{a.binary}: not an executable gpuopt")
-    corpus = json.loads((HERE / "corpus.json").read_text())
-    labels = load_labels(corpus)
+    corpus_path = Path(a.corpus)
+    corpus = json.loads(corpus_path.read_text())
+    default_labels = "heldout_labels.tsv" if corpus_path.name == "heldout.json" else "labels.tsv"
+    labels = load_labels(corpus, Path(a.labels) if a.labels else corpus_path.parent / default_labels)
     found = scan(a.binary, a.files, corpus)
     per, lists = score(labels, found)
     nfiles = sum(len(u["files"]) for u in corpus["repos"])

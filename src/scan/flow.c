@@ -748,11 +748,13 @@ static struct val arith(struct val a, struct val b, uint32_t line)
 	return V(V_UNKNOWN);
 }
 
-/* Is the loop cold: once per epoch, trial, device or a handful of
- * iterations (a literal range or tuple of at most 4)? */
+/* Is the loop cold: once per epoch, trial, device, problem size or a
+ * handful of iterations (a literal range or tuple of at most 4)? */
 static bool cold_loop(struct flow *f, PNode left, PNode right)
 {
-	static const char *const names[] = {"epoch", "trial", "repeat", "gpu", "device", "rank", "fold", NULL};
+	/* also once per problem of a benchmark: for shape in shapes, for size in sizes */
+	static const char *const names[] = {"epoch", "trial", "repeat", "gpu", "device", "rank", "fold",
+					    "shape", "size", "config", "setting", "problem", NULL};
 	size_t len;
 	const char *s = flow_text(f, left, &len);
 	bool one_name = K(f, left) == NK_IDENTIFIER;
@@ -769,7 +771,8 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 		}
 	}
 	s = flow_text(f, right, &len);
-	static const char *const iters[] = {"epoch", "gpus", "devices", "trials", NULL};
+	static const char *const iters[] = {"epoch", "gpus", "devices", "trials", "shapes", "configs",
+					    "problems", "settings", NULL};
 	if (word_in(s, len, iters))
 		return true;
 	enum nk rk = K(f, right);
@@ -2736,6 +2739,26 @@ static void bind_params(struct flow *f, int fi, const struct val *args, size_t n
 	}
 }
 
+/* Is the body only a stub to be written (a docstring, then raise
+ * NotImplementedError)? What it will do is unknown, so a call to it may
+ * well synchronize: nothing is concluded from it. */
+static bool stub_body(struct flow *f, PNode body)
+{
+	uint32_t n = pn_named_child_count(body);
+	for (uint32_t i = 0; i < n; i++) {
+		PNode st = pn_named_child(body, i);
+		enum nk k = K(f, st);
+		if (k == NK_COMMENT || (k == NK_EXPR_STMT && K(f, pn_named_child(st, 0)) == NK_STRING))
+			continue;
+		if (k != NK_RAISE || i + 1 != n)
+			return false;
+		size_t len;
+		const char *t = flow_text(f, st, &len);
+		return memmem(t, len, "NotImplementedError", 19) != NULL;
+	}
+	return false;
+}
+
 static struct val call_fn(struct flow *f, int fi, struct val self, const struct val *args, size_t nargs,
 			  PNode callsite)
 {
@@ -2756,6 +2779,10 @@ static struct val call_fn(struct flow *f, int fi, struct val self, const struct 
 		}
 	if (fn->active || f->calls >= FLOW_MAX_CALLS || f->budget <= 0 || fn->jitted)
 		return V(V_UNKNOWN);
+	if (!fn->lambda && stub_body(f, F(f, fn->def, F_BODY))) {
+		mark_sync(f);
+		return V(V_UNKNOWN);
+	}
 	struct frame fr = {0};
 	fr.up = caller;
 	fr.fn = fi;

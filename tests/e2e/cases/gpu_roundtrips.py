@@ -47,3 +47,11 @@ def report(x):
 
 
 report(v)
+
+# a benchmark's loop over problem sizes: one check per problem is no hot path
+for shape in [(256, 256), (512, 512), (1024, 1024), (2048, 2048), (4096, 4096)]:
+    m = cp.random.random(shape)
+    check = cp.asnumpy(m @ m)  # once per problem shape: fine
+for n_rows in [256, 512, 1024, 2048, 4096]:
+    m = cp.random.random((n_rows, n_rows))
+    check = cp.asnumpy(m @ m)  # expect: GPU601

@@ -41,3 +41,19 @@ def timed(x, y):
 print(timeit.timeit(lambda: a @ b, number=10))  # expect: GPU603
 print(benchmark(matmul, (a, b), n_repeat=10))
 timed(a, b)
+
+
+def estimate(x):
+    """To be written: the exercise's GPU version."""
+    raise NotImplementedError("TODO")
+
+
+def estimate_lazy(x):
+    return x @ x
+
+
+a2 = cp.random.random((256, 256))
+estimate(a2)  # a stub: what it will do is not known, maybe a copy back
+t0 = time.perf_counter()  # fine
+estimate_lazy(a2)
+t1 = time.perf_counter()  # expect: GPU603

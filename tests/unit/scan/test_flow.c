@@ -347,7 +347,11 @@ static void test_cold_and_throttled(void **state)
 		"    with cp.cuda.Device(gpu_id):\n"
 		"        y = cp.asarray(h)\n"             /* 15: one copy per device */
 		"for j in range(3):\n"
-		"    float(x)\n");                        /* 17: a handful of iterations */
+		"    float(x)\n"                          /* 17: a handful of iterations */
+		"for shape in shapes:\n"
+		"    float(x)\n"                          /* 19: once per problem shape */
+		"for row in rows:\n"
+		"    float(x)\n");                        /* 21: hot */
 	assert_int_equal(at(r, FE_D2H, 4)->depth, 0);
 	assert_true(at(r, FE_D2H, 7)->throttled);
 	assert_true(at(r, FE_D2H, 9)->throttled);
@@ -358,6 +362,8 @@ static void test_cold_and_throttled(void **state)
 	assert_int_equal(at(r, FE_D2H, 12)->depth, 0);
 	assert_int_equal(at(r, FE_H2D, 15)->depth, 0);
 	assert_int_equal(at(r, FE_D2H, 17)->depth, 0);
+	assert_int_equal(at(r, FE_D2H, 19)->depth, 0);
+	assert_int_equal(at(r, FE_D2H, 21)->depth, 1);
 	free(r);
 }
 
@@ -446,12 +452,19 @@ static void test_clock_reads(void **state)
 		"t4 = time.perf_counter()\n"          /* 20: the with synchronized on exit */
 		"c = a @ a\n"
 		"t5 = time.perf_counter()\n"          /* 22: found: the sync comes after the clock */
-		"c.get()\n");
+		"c.get()\n"
+		"def todo(x):\n"
+		"    \"\"\"Write the GPU version.\"\"\"\n"
+		"    raise NotImplementedError\n"
+		"c = a @ a\n"
+		"todo(c)\n"
+		"t6 = time.perf_counter()\n");       /* 29: a stub may do anything: quiet */
 	assert_non_null(at(r, FE_CLOCK, 9));
 	assert_null(at(r, FE_CLOCK, 12));
 	assert_null(at(r, FE_CLOCK, 15));
 	assert_null(at(r, FE_CLOCK, 20));
 	assert_non_null(at(r, FE_CLOCK, 22));
+	assert_null(at(r, FE_CLOCK, 29));
 	free(r);
 }
 
@@ -582,8 +595,12 @@ static void test_candidates(void **state)
 {
 	(void)state;
 	const char *yes[] = {"import cupy as cp\n", "from torch import nn\n", "xp = backend.get_array_module(x)\n",
-			     "y = device.xp.zeros(3)\n", "from numba import cuda\n"};
-	const char *no[] = {"import numpy as np\n", "import cupyx_like\n", "t = node.xpath('a')\n", "# torches\n"};
+			     "y = device.xp.zeros(3)\n", "from numba import cuda\n", "import os, cupy\n",
+			     "try:\n    from cupyx.scipy import signal\nexcept ImportError:\n    pass\n",
+			     "import numba\nk = numba.cuda.jit(f)\n", "import jax.numpy as jnp", "x = 1\nimport torch"};
+	const char *no[] = {"import numpy as np\n", "import cupyx_like\n", "t = node.xpath('a')\n", "# torches\n",
+			    "\"\"\"\n>>> import torch\n\"\"\"\n", "import torchvision\n", "import numba\n",
+			    "from mylib import cupy_helpers\n", "reimport cupy\n"};
 	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
 		assert_true(pyscan_gpu_candidate(yes[i], strlen(yes[i])));
 	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
