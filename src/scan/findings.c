@@ -72,3 +72,22 @@ void finding_end(const struct source *src, struct finding *f, PNode end)
 		f->end_col = f->col;
 	}
 }
+
+char *finding_snippet(const char *s, size_t len)
+{
+	char *r;
+	if (len > 48) {
+		len = 45;
+		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+			len--;
+		char *t = xstrndup(s, len);
+		r = xasprintf("%s...", t);
+		free(t);
+	} else {
+		r = xstrndup(s, len);
+	}
+	for (char *p = r; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return r;
+}

@@ -26,4 +26,8 @@ struct finding *finding_add(struct scan_result *r, const struct source *src, PNo
 /* Ends f's span where node `end` ends (not past its cell). */
 void finding_end(const struct source *src, struct finding *f, PNode end);
 
+/* Code of LEN bytes at S for a message: on one line, cut after 45 bytes
+ * (on a character boundary) with "..." when longer than 48. Caller frees. */
+char *finding_snippet(const char *s, size_t len);
+
 #endif

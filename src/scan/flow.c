@@ -2887,38 +2887,6 @@ static void run_standalone(struct flow *f)
 		}
 }
 
-bool flow_calls_elementwise(struct flow *f, PNode call)
-{
-	PNode callee = F(f, call, F_FUNCTION);
-	if (K(f, callee) != NK_IDENTIFIER)
-		return false;
-	struct val v = lookup(f, node_name(f, callee));
-	if (v.kind != V_FUNCTION || v.ref < 0 || f->fns[v.ref].lambda)
-		return false;
-	PNode body = F(f, f->fns[v.ref].def, F_BODY);
-	/* a short body of assignments to subscripts and arithmetic, no calls */
-	uint32_t k = pn_named_child_count(body);
-	if (k == 0 || k > 4)
-		return false;
-	bool subscript = false;
-	PNode stack[128];
-	int sp = 0;
-	for (uint32_t i = 0; i < k; i++)
-		stack[sp++] = pn_named_child(body, i);
-	while (sp > 0) {
-		PNode n = stack[--sp];
-		enum nk kind = K(f, n);
-		if (kind == NK_CALL || kind == NK_FOR || kind == NK_WHILE || kind == NK_FUNCTION_DEF)
-			return false;
-		if (kind == NK_SUBSCRIPT)
-			subscript = true;
-		uint32_t c = pn_named_child_count(n);
-		for (uint32_t j = 0; j < c && sp < 128; j++)
-			stack[sp++] = pn_named_child(n, j);
-	}
-	return subscript;
-}
-
 /* ---- the summary ---- */
 
 static void summarize(struct flow *f)

@@ -171,9 +171,6 @@ uint32_t flow_user_line(const struct flow *f, PNode n, uint32_t *cell);
 struct val flow_lookup(const struct flow *f, const char *name, size_t len);
 /* The value of an expression, evaluated without events. */
 struct val flow_peek(struct flow *f, PNode expr);
-/* Is the node a call to a function of this file whose body does only
- * scalar work on single elements of arrays (GPU605)? */
-bool flow_calls_elementwise(struct flow *f, PNode call);
 /* The source being analysed. */
 const struct source *flow_source(const struct flow *f);
 

@@ -37,7 +37,7 @@ struct pyscanner *pyscanner_new(const struct kb *kb)
 	ps->helper_rule = kb_rule(kb, "GPU209");
 	ps->unknown_rule = kb_rule(kb, "GPU900");
 	ps->keep_text = true;
-	ps->anti[4] = kb_rule(kb, "GPU605");
+	ps->loop_rule = kb_rule(kb, "GPU605");
 	return ps;
 }
 

@@ -28,7 +28,7 @@ struct pyscanner {
 	const struct rule *fallback_rule;
 	const struct rule *helper_rule;  /* GPU209: a CPU call with nothing to port */
 	const struct rule *unknown_rule; /* GPU900: a call the knowledge has no fact about */
-	const struct rule *anti[5]; /* GPU601..GPU605 */
+	const struct rule *loop_rule;    /* GPU605: a Python loop over array elements */
 	bool keep_text;
 	bool force_flow;
 };
@@ -52,8 +52,6 @@ struct funcrec {
 	PNode def;           /* the function_definition */
 	uint32_t hot_line;   /* a loop that calls it (directly or not), or 0 */
 	uint32_t hot_cell;   /* notebooks: that loop's cell */
-	bool does_gpu;       /* launches GPU work */
-	bool ends_pending;   /* returns with GPU work not waited for */
 	char *ret_type;      /* the one type all its returns have (last pass), or NULL */
 	char *ret_next;      /* the same, collected in this pass */
 	bool ret_mixed;
@@ -73,14 +71,9 @@ struct callrec {
 	uint32_t loop_cell;
 };
 
-/* Timing and GPU-work state of one function body (or the module). */
+/* One function body (or the module) being walked. */
 struct frame {
 	int func;            /* index in funcs, -1 for the module */
-	bool pending;        /* GPU work launched and not waited for */
-	bool clock_started;  /* a clock was read in this body */
-	bool gpu_since_clock;
-	bool did_gpu;        /* launched GPU work somewhere in the body */
-	uint32_t gpu_line;   /* the latest GPU work */
 };
 
 struct ctx {
@@ -109,7 +102,6 @@ struct ctx {
 	struct callrec *calls;
 	size_t ncalls, capcalls;
 	bool array_file;     /* the file imports an array library */
-	bool gpu_file;       /* the file imports a GPU array library */
 	int pass;            /* 1, then 2..3 while call sites teach new parameter types */
 	uint32_t pyloop_until; /* inside a reported python-loop nest up to this byte */
 };

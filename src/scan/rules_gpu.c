@@ -31,23 +31,7 @@ static char *snippet(struct flow *f, PNode n)
 {
 	size_t len;
 	const char *s = flow_text(f, n, &len);
-	if (len > 48) {
-		len = 45;
-		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-			len--;
-		char *t = xstrndup(s, len);
-		char *r = xasprintf("%s...", t);
-		free(t);
-		for (char *p = r; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = ' ';
-		return r;
-	}
-	char *r = xstrndup(s, len);
-	for (char *p = r; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	return r;
+	return finding_snippet(s, len);
 }
 
 /* rank and reason from the place; false when it is not on a hot path */

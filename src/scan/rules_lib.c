@@ -498,19 +498,15 @@ void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args)
 
 /* ---- imports ---- */
 
-/* Array libraries (the python-loop rule looks only where one is imported)
- * and, first, the GPU ones (the data-path rules look only where one is). */
+/* Array libraries: the python-loop rule looks only where one is imported. */
 static const char *const array_modules[] = {"cupy", "cupyx", "torch", "numba", "numpy", "scipy", "jax"};
-#define GPU_ARRAY_MODULES 4
 
 static void import_finding(struct ctx *c, PNode stmt, const char *module)
 {
 	size_t top = strcspn(module, ".");
 	for (size_t i = 0; i < sizeof array_modules / sizeof *array_modules; i++)
-		if (strlen(array_modules[i]) == top && strncmp(module, array_modules[i], top) == 0) {
+		if (strlen(array_modules[i]) == top && strncmp(module, array_modules[i], top) == 0)
 			c->array_file = true;
-			c->gpu_file |= i < GPU_ARRAY_MODULES;
-		}
 	const struct kb_entry *e = kb_import(c->kb, module);
 	if (!e)
 		return;

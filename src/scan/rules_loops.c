@@ -15,20 +15,7 @@ static char *snippet(const struct ctx *c, PNode n)
 {
 	size_t len;
 	const char *s = node_text(c, n, &len);
-	if (len > 48) {
-		len = 45;
-		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-			len--;
-		char *t = xstrndup(s, len);
-		char *r = xasprintf("%s...", t);
-		free(t);
-		return r;
-	}
-	char *r = xstrndup(s, len);
-	for (char *p = r; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	return r;
+	return finding_snippet(s, len);
 }
 
 struct loopscan;
@@ -259,7 +246,7 @@ static bool element_access(struct ctx *c, PNode n, struct search *s)
 
 void loops_enter_for(struct ctx *c, PNode forn)
 {
-	if (!c->array_file || !c->ps->anti[4] || pn_start_byte(forn) < c->pyloop_until)
+	if (!c->array_file || !c->ps->loop_rule || pn_start_byte(forn) < c->pyloop_until)
 		return;
 	int fi = current_func(c);
 	if (fi >= 0 && c->funcs[fi].jitted)
@@ -276,7 +263,7 @@ void loops_enter_for(struct ctx *c, PNode forn)
 		return;
 	char *ex = snippet(c, ls.example);
 	char *head = snippet(c, node_field(c, forn, F_RIGHT));
-	struct finding *f = add_finding(c, forn, c->ps->anti[4], "python", "Python loops", "cupy", "for");
+	struct finding *f = add_finding(c, forn, c->ps->loop_rule, "python", "Python loops", "cupy", "for");
 	finding_end(c->src, f, node_field(c, forn, F_RIGHT));
 	f->message = xasprintf("element-by-element Python loop%s: `for %.*s in %s` reads `%s` one element "
 			       "at a time", ls.nested ? " nest" : "", (int)ls.lens[0], ls.vars[0], head, ex);
@@ -291,7 +278,7 @@ void loops_enter_for(struct ctx *c, PNode forn)
 /* [f(i) for i in range(len(a))] where f works on a[i]: a loop in disguise. */
 void loops_enter_comprehension(struct ctx *c, PNode comp)
 {
-	if (!c->array_file || !c->ps->anti[4] || pn_start_byte(comp) < c->pyloop_until)
+	if (!c->array_file || !c->ps->loop_rule || pn_start_byte(comp) < c->pyloop_until)
 		return;
 	int fi = current_func(c);
 	if (fi >= 0 && c->funcs[fi].jitted)
@@ -312,7 +299,7 @@ void loops_enter_comprehension(struct ctx *c, PNode comp)
 		return;
 	char *ex = snippet(c, body);
 	char *head = snippet(c, node_field(c, clause, F_RIGHT));
-	struct finding *f = add_finding(c, comp, c->ps->anti[4], "python", "Python loops", "cupy", "for");
+	struct finding *f = add_finding(c, comp, c->ps->loop_rule, "python", "Python loops", "cupy", "for");
 	f->message = xasprintf("element-by-element Python loop: `for %.*s in %s` calls `%s`, which works on one "
 			       "array element, once per element", (int)len, var, head, ex);
 	f->fix = xstrdup("vectorize it as whole-array NumPy expressions (broadcasting, slicing, reductions), "
