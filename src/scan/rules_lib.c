@@ -1,4 +1,4 @@
-/* pyscan_lib: library findings. Each call site into a CPU library with a
+/* rules_lib: library findings. Each call site into a CPU library with a
  * GPU path becomes at most one finding: a port (the smallest GPU path and
  * its first step), no GPU path (with the reason), or a CPU fallback forced
  * by an argument. Imports of legacy libraries and GPU frameworks are
