@@ -800,8 +800,10 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 				}
 				v[na == 1 ? 1 : i] = c.ival;
 			}
-			if (lit && v[2] != 0) {
-				int64_t count = (v[1] - v[0] + v[2] - (v[2] > 0 ? 1 : -1)) / v[2];
+			int64_t span, count;
+			if (lit && v[2] != 0 && !__builtin_sub_overflow(v[1], v[0], &span) &&
+			    !__builtin_add_overflow(span, v[2] - (v[2] > 0 ? 1 : -1), &span)) {
+				count = span / v[2];
 				if (count <= 4)
 					return true;
 			}
@@ -1934,14 +1936,15 @@ static struct val eval_node(struct flow *f, PNode n)
 		if ((a.flags & VF_CONST) && (b.flags & VF_CONST)) {
 			bool ok = true;
 			int64_t x = a.ival, y = b.ival, z = 0;
+			/* what overflows 64 bits is no longer known (Python's ints do not wrap) */
 			if (text_is(f, op, "+"))
-				z = x + y;
+				ok = !__builtin_add_overflow(x, y, &z);
 			else if (text_is(f, op, "-"))
-				z = x - y;
+				ok = !__builtin_sub_overflow(x, y, &z);
 			else if (text_is(f, op, "*"))
-				z = x * y;
-			else if (text_is(f, op, "//") && y != 0)
-				z = x / y;
+				ok = !__builtin_mul_overflow(x, y, &z);
+			else if (text_is(f, op, "//") && y != 0 && !(x == INT64_MIN && y == -1))
+				z = x / y - ((x % y != 0) && ((x < 0) != (y < 0))); /* floor, as Python */
 			else
 				ok = false;
 			if (ok) {
