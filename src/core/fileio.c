@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,6 +67,13 @@ fail:
 bool write_all(int fd, const char *data, size_t len)
 {
 	for (size_t off = 0; off < len;) {
+		if (FAULT("write")) { /* half of it reaches the file, then the disk is full */
+			if (write(fd, data + off, (len - off) / 2) < 0) {
+				/* failing anyway */
+			}
+			errno = ENOSPC;
+			return false;
+		}
 		ssize_t n = write(fd, data + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -102,7 +110,7 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 		return true;
 	}
 	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	int fd = FAULT("open") ? (errno = EACCES, -1) : mkstemp(tmp);
 	if (fd < 0) {
 		*why = xstrdup(strerror(errno));
 		free(tmp);
@@ -110,14 +118,14 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 	}
 	if (!write_all(fd, data, len))
 		goto fail;
-	if (fchmod(fd, 0644) != 0 || (durable && fsync(fd) != 0))
+	if (fchmod(fd, 0644) != 0 || (durable && (FAULT("fsync") ? (errno = EIO, true) : fsync(fd) != 0)))
 		goto fail;
-	if (close(fd) != 0) {
+	if ((FAULT("close") ? (close(fd), errno = EIO, -1) : close(fd)) != 0) {
 		fd = -1;
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, path) != 0)
+	if (FAULT("rename") ? (errno = EIO, true) : rename(tmp, path) != 0)
 		goto fail;
 	free(tmp);
 	return true;
@@ -128,6 +136,22 @@ fail:
 	unlink(tmp);
 	free(tmp);
 	return false;
+}
+
+static ssize_t cookie_write(void *cookie, const char *data, size_t len)
+{
+	return write_all((int)(intptr_t)cookie, data, len) ? (ssize_t)len : -1;
+}
+
+static int cookie_close(void *cookie)
+{
+	int fd = (int)(intptr_t)cookie;
+	if (FAULT("close")) {
+		close(fd);
+		errno = EIO;
+		return -1;
+	}
+	return close(fd);
 }
 
 bool atomic_open(struct atomic_file *af, const char *path, char **why)
@@ -146,8 +170,13 @@ bool atomic_open(struct atomic_file *af, const char *path, char **why)
 		return true;
 	}
 	af->tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(af->tmp);
-	if (fd < 0 || !(af->f = fdopen(fd, "w"))) {
+	int fd = FAULT("open") ? (errno = EACCES, -1) : mkstemp(af->tmp);
+	/* through write_all, so every write is one of ours (and can be failed
+	 * on purpose in a test build) */
+	cookie_io_functions_t io = {.write = cookie_write, .close = cookie_close};
+	if (fd >= 0)
+		af->fd = fd;
+	if (fd < 0 || !(af->f = fopencookie((void *)(intptr_t)fd, "w", io))) {
 		*why = xstrdup(strerror(errno));
 		if (fd >= 0) {
 			close(fd);
@@ -175,13 +204,13 @@ bool atomic_commit(struct atomic_file *af, char **why)
 		/* No fsync: the rename alone makes the file whole or absent
 		 * whatever happens to gpuopt; a report is cheap to make again,
 		 * and syncing 100 MB of it cost more than scanning it did. */
-		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(fileno(af->f), 0644) == 0;
+		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(af->fd, 0644) == 0;
 		int err = errno ? errno : EIO;
 		if (fclose(af->f) != 0 && ok) {
 			ok = false;
 			err = errno;
 		}
-		if (ok && rename(af->tmp, af->path) != 0) {
+		if (ok && (FAULT("rename") ? (errno = EIO, true) : rename(af->tmp, af->path) != 0)) {
 			ok = false;
 			err = errno;
 		}

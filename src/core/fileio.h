@@ -34,6 +34,7 @@ struct atomic_file {
 	char *tmp;  /* owned; NULL for stdout */
 	char *path; /* owned */
 	char *buf;  /* owned: f's buffer */
+	int fd;     /* the temporary's descriptor (f writes to it) */
 };
 /* Returns false and sets *why (owned) if the temporary cannot be created. */
 bool atomic_open(struct atomic_file *af, const char *path, char **why);
