@@ -127,19 +127,21 @@ static const char help[] =
 	"and a candidate is slower; 2 usage error: a bad option, a command that cannot be\n"
 	"split or is not found, an unreadable --input or an unwritable export.\n";
 
-static bool writable_target(const char *opt, const char *path)
+/* An export path (or the commands' --output file) checked before the first
+ * run, so a benchmark is never run to be thrown away. */
+static bool output_ok(const char *opt, const char *path, const struct bench_cli *cli, bool report)
 {
-	if (!path || strcmp(path, "-") == 0)
+	if (!path)
 		return true;
-	char *copy = xstrdup(path);
-	const char *dir = dirname(copy);
-	struct stat st;
-	bool ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK) == 0;
-	if (!ok)
-		diag_error("bench: %s '%s': cannot write into '%s' (%s)", opt, path, dir,
-			   errno ? strerror(errno) : "not a directory");
-	free(copy);
-	return ok;
+	const struct bench_settings *s = &cli->set;
+	char *inputs[1] = {(char *)s->input};
+	char *why;
+	if (!output_check(path, inputs, s->input ? 1 : 0, cli->force || !report, &why)) {
+		diag_error("bench: %s '%s': %s", opt, path, why);
+		free(why);
+		return false;
+	}
+	return true;
 }
 
 static bool export_one(const char *opt, const char *path, char *doc)
@@ -179,44 +181,69 @@ static int run(int argc, char **argv)
 	if (!bench_cli_parse(argc, argv, &cli))
 		goto out;
 	struct bench_settings *s = &cli.set;
-	if (!writable_target("--export-json", s->export_json) ||
-	    !writable_target("--export-csv", s->export_csv) ||
-	    !writable_target("--export-markdown", s->export_markdown))
+	if (!output_ok("--export-json", s->export_json, &cli, true) ||
+	    !output_ok("--export-csv", s->export_csv, &cli, true) ||
+	    !output_ok("--export-markdown", s->export_markdown, &cli, true) ||
+	    (s->output == OUTPUT_FILE && !output_ok("--output", s->output_file, &cli, false)))
 		goto out;
 	s->progress = isatty(STDERR_FILENO);
 	res = bench_run(s, (char *const *)cli.commands.items, cli.commands.len);
 	res->invocation = invocation_text(argc, argv);
-	switch (res->status) {
-	case BENCH_OK: break;
-	case BENCH_BAD_COMMAND: rc = EXIT_USAGE; goto out;
-	case BENCH_INTERRUPTED:
-		diag_error("bench: interrupted; the running command was killed, --cleanup was not run, "
-			   "nothing was exported");
-		rc = EXIT_FAIL;
+	if (res->status == BENCH_BAD_COMMAND)
 		goto out;
+
+	/* What was measured to the end is reported and exported, whatever
+	 * stopped the benchmark after it. */
+	bool exports = s->export_json || s->export_csv || s->export_markdown;
+	bool written = true;
+	if (res->nmeasured > 0) {
+		bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
+				 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
+				 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
+		bench_print_text(to_stdout ? stderr : stdout, res);
+		fflush(stdout);
+		written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
+		written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
+		written &= export_one("--export-markdown", s->export_markdown,
+				      s->export_markdown ? bench_to_markdown(res) : NULL);
+	}
+	const char *kept = !exports ? "" : res->nmeasured == res->ngroups ? "; the measurements were exported"
+			 : res->nmeasured ? "; the comparisons measured to the end were exported"
+			 : "; nothing was measured to the end, nothing was exported";
+	bool hint = res->status == BENCH_RUN_FAILED && !s->ignore_failure && res->failed_step &&
+		    strcmp(res->failed_step, "run") == 0;
+	rc = EXIT_OK;
+	switch (res->status) {
+	case BENCH_OK:
+	case BENCH_BAD_COMMAND:
+		break;
+	case BENCH_INTERRUPTED:
+		diag_error("bench: interrupted by signal %d (%s); the running command was stopped, --cleanup "
+			   "was not run%s", res->signal, strsignal(res->signal), kept);
+		rc = EXIT_FAIL;
+		break;
+	case BENCH_CLEANUP_FAILED:
+		diag_error("bench: a --cleanup failed after the runs%s", kept);
+		rc = EXIT_FAIL;
+		break;
 	case BENCH_CANNOT_START:
 	case BENCH_RUN_FAILED:
-		diag_error("bench: stopped; nothing was exported%s",
-			   res->status == BENCH_RUN_FAILED ? " (--ignore-failure keeps going past failed runs)" : "");
+		diag_error("bench: stopped%s%s", kept, hint ? " (--ignore-failure keeps going past failed runs)" : "");
 		rc = res->status == BENCH_RUN_FAILED ? EXIT_FAIL : EXIT_USAGE;
-		goto out;
+		break;
 	}
-
-	bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
-			 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
-			 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
-	bench_print_text(to_stdout ? stderr : stdout, res);
-	fflush(stdout);
-	bool written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
-	written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
-	written &= export_one("--export-markdown", s->export_markdown,
-			      s->export_markdown ? bench_to_markdown(res) : NULL);
-	rc = EXIT_OK;
 	if (s->fail_on_slower)
-		for (size_t g = 0; g < res->ngroups; g++)
-			for (size_t i = 0; i + 1 < res->groups[g].ncmds; i++)
-				if (strcmp(res->groups[g].cmp[i].verdict, "slower") == 0)
+		for (size_t g = 0; g < res->nmeasured; g++)
+			for (size_t i = 0; i + 1 < res->groups[g].ncmds; i++) {
+				const struct bench_comparison *cmp = &res->groups[g].cmp[i];
+				if (strcmp(cmp->verdict, "slower") == 0 || cmp->why) {
+					if (cmp->why && rc == EXIT_OK)
+						diag_error("bench: --fail-on-slower: '%s' cannot be compared with '%s' (%s)",
+							   res->groups[g].cmds[cmp->candidate].name,
+							   res->groups[g].cmds[0].name, cmp->why);
 					rc = EXIT_FAIL;
+				}
+			}
 	if (!written)
 		rc = EXIT_USAGE;
 out:
