@@ -703,12 +703,28 @@ static char *no_conclusion(const struct ctx *c, const struct bench_group *g,
 	}
 	for (int k = 0; k < 2; k++) {
 		const struct bench_command *x = both[k];
-		if (x && !(x->wall.median > 0))
-			return c->res->shell_calibrated
-			       ? xasprintf("'%s' took no longer than the shell's own start-up, which is "
-					   "subtracted: nothing is left to compare (time a larger workload, or drop "
-					   "--shell)", x->name)
-			       : xasprintf("the median time of '%s' is 0", x->name);
+		/* with --shell: what is left once the start-up is taken off must
+		 * stand out of the start-up's own noise */
+		if (!x)
+			continue;
+		double floor = c->res->shell_calibrated ? c->res->shell_noise_s : 0;
+		size_t zero = 0;
+		for (size_t i = 0; i < x->nruns; i++)
+			zero += !x->runs[i].warmup && !(x->runs[i].wall_s > 0);
+		if (!(x->wall.median > floor) || (double)zero >= 0.05 * (double)x->measured) {
+			char *m = bench_format_seconds(x->wall.median), *f = bench_format_seconds(floor);
+			char *left = zero ? xasprintf("%zu of %zu runs come to 0 or less", zero, x->measured)
+				   : xasprintf("what is left (median %s) is within the start-up's own noise (%s)",
+					       m, f);
+			char *why = c->res->shell_calibrated
+				    ? xasprintf("'%s' took no longer than the shell's own start-up, which is "
+						"subtracted: %s; time a larger workload, or drop --shell", x->name, left)
+				    : xasprintf("the median time of '%s' is 0", x->name);
+			free(left);
+			free(m);
+			free(f);
+			return why;
+		}
 	}
 	if (pairs < BENCH_MIN_PAIRS)
 		return xasprintf("only %zu round%s: too few for a 95%% interval (at least %d; the default "
@@ -883,6 +899,9 @@ static bool calibrate_shell(struct ctx *c)
 		c->res->shell_calibrated = true;
 		c->res->shell_runs = n;
 		c->res->shell_wall_s = stats_median(wall, n);
+		struct summary sw;
+		stats_summarize(wall, n, &sw);
+		c->res->shell_noise_s = 1.4826 * sw.mad;
 		c->res->shell_user_s = stats_median(user, n);
 		c->res->shell_sys_s = stats_median(sys, n);
 	}

@@ -148,6 +148,7 @@ struct bench_result {
 	long rss_floor_kib;          /* gpuopt's resident size: lowest visible peak RSS */
 	bool shell_calibrated;
 	size_t shell_runs;
+	double shell_noise_s;        /* 1.4826 * MAD of the empty shell's wall times */
 	double shell_wall_s, shell_user_s, shell_sys_s;
 };
 
