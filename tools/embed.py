@@ -139,8 +139,12 @@ def main():
     a = ap.parse_args()
     if not a.files:
         kdir = os.path.join(a.root, "knowledge")
+        # rules.json first, the knowledge files, then every other data file
+        # at the top of data/ (each part's own facts: try.json, ...)
+        others = sorted(os.path.join(a.root, f) for f in os.listdir(a.root)
+                        if f.endswith(".json") and f != "rules.json")
         a.files = [os.path.join(a.root, "rules.json")] + sorted(
-            os.path.join(kdir, f) for f in os.listdir(kdir) if f.endswith(".json"))
+            os.path.join(kdir, f) for f in os.listdir(kdir) if f.endswith(".json")) + others
     docs = []
     for f in a.files:
         rel = os.path.relpath(f, a.root)
@@ -156,7 +160,7 @@ def main():
     rule_ids = check_rules("rules.json", rules[0][2])
     seen = {}
     for rel, _, doc in docs:
-        if rel != "rules.json":
+        if rel.startswith("knowledge/"):
             check_knowledge(rel, doc, rule_ids, seen)
     tmp = a.output + ".tmp"
     with open(tmp, "w") as out:
@@ -169,7 +173,8 @@ def main():
         out.write(f"const size_t gpuopt_data_file_count = {len(docs)};\n")
     os.replace(tmp, a.output)
     if a.depfile:
-        deps = [os.path.abspath(f) for f in a.files] + [os.path.abspath(os.path.join(a.root, "knowledge"))]
+        deps = [os.path.abspath(f) for f in a.files] + [os.path.abspath(os.path.join(a.root, "knowledge")),
+                                                        os.path.abspath(a.root)]
         with open(a.depfile, "w") as d:
             d.write(a.output.replace(" ", "\\ ") + ": " + " ".join(x.replace(" ", "\\ ") for x in deps) + "\n")
 

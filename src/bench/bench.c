@@ -53,7 +53,8 @@ static char *substitute(const char *tmpl, const struct bench_settings *s, char *
 
 /* The argv that runs text (split, or through the shell), checked: split
  * cleanly and the program exists. NULL after an error message. */
-static char **command_argv(const struct bench_settings *s, const char *text, const char *what)
+static char **command_argv(const struct bench_settings *s, const char *text, const char *what,
+			    const char *cwd)
 {
 	char **argv;
 	if (s->shell) {
@@ -73,7 +74,12 @@ static char **command_argv(const struct bench_settings *s, const char *text, con
 		free(why);
 		return NULL;
 	}
-	if (!runner_find_program(argv[0])) {
+	/* a relative program path is taken from the command's own directory */
+	char *prog = cwd && strchr(argv[0], '/') && argv[0][0] != '/' ? xasprintf("%s/%s", cwd, argv[0])
+								    : xstrdup(argv[0]);
+	bool found = runner_find_program(prog);
+	free(prog);
+	if (!found) {
 		diag_error("bench: %s '%s': '%s' %s", what, text, argv[0],
 			   strchr(argv[0], '/') ? "is not an executable file"
 						: "is not found in PATH (command not found)");
@@ -102,7 +108,8 @@ static bool build_command(const struct bench_settings *s, const struct ptrvec *t
 	}
 	cmd->text = substitute(templates->items[i], s, values);
 	cmd->name = i < s->names.len ? substitute(s->names.items[i], s, values) : xstrdup(cmd->text);
-	cmd->argv = command_argv(s, cmd->text, "command");
+	cmd->cwd = s->cwds ? s->cwds[i] : NULL;
+	cmd->argv = command_argv(s, cmd->text, "command", cmd->cwd);
 	if (!cmd->argv)
 		return false;
 	const char *aux[3] = {per_command(&s->prepare, i), per_command(&s->setup, i),
@@ -114,7 +121,7 @@ static bool build_command(const struct bench_settings *s, const struct ptrvec *t
 		if (!aux[k])
 			continue;
 		*texts[k] = substitute(aux[k], s, values);
-		*argvs[k] = command_argv(s, *texts[k], what[k]);
+		*argvs[k] = command_argv(s, *texts[k], what[k], cmd->cwd);
 		if (!*argvs[k])
 			return false;
 	}
@@ -334,12 +341,12 @@ static void report_failure(struct ctx *c, const char *what, const char *text, co
 }
 
 /* Runs a --prepare / --setup / --cleanup command; false after reporting. */
-static bool run_aux(struct ctx *c, char **argv, const char *text, const char *what)
+static bool run_aux(struct ctx *c, char **argv, const char *text, const char *what, const char *cwd)
 {
 	if (ftruncate(c->err_fd, 0) != 0) {
 		/* the capture is best effort */
 	}
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
+	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd, cwd};
 	struct run_result r;
 	runner_run(argv, &io, c->set->timeout_s, &r);
 	if (runner_interrupted())
@@ -368,14 +375,14 @@ static void progress(struct ctx *c, const struct bench_group *g, size_t rounds, 
 static bool measure(struct ctx *c, struct bench_command *cmd, unsigned round, unsigned slot, bool warmup)
 {
 	const struct bench_settings *s = c->set;
-	if (cmd->prepare && !run_aux(c, cmd->prepare, cmd->prepare_text, "--prepare"))
+	if (cmd->prepare && !run_aux(c, cmd->prepare, cmd->prepare_text, "--prepare", cmd->cwd))
 		return false;
 	if (c->in_fd != c->null_fd)
 		lseek(c->in_fd, 0, SEEK_SET);
 	if (ftruncate(c->err_fd, 0) != 0) {
 		/* best effort */
 	}
-	struct runner_stdio io = {c->in_fd, c->out_fd, c->err_fd};
+	struct runner_stdio io = {c->in_fd, c->out_fd, c->err_fd, cmd->cwd};
 	struct gpu_usage *gpu = NULL;
 	if (c->sampler && !warmup) {
 		gpu = xcalloc(c->res->ndev, sizeof *gpu);
@@ -546,7 +553,7 @@ static bool run_group(struct ctx *c, struct bench_group *g)
 	for (; set_up < g->ncmds; set_up++) {
 		struct bench_command *cmd = &g->cmds[set_up];
 		if (cmd->setup && first_with_text(g, set_up, offsetof(struct bench_command, setup_text)) &&
-		    !run_aux(c, cmd->setup, cmd->setup_text, "--setup")) {
+		    !run_aux(c, cmd->setup, cmd->setup_text, "--setup", cmd->cwd)) {
 			ok = false;
 			break;
 		}
@@ -575,7 +582,7 @@ static bool run_group(struct ctx *c, struct bench_group *g)
 		for (size_t i = 0; i < set_up; i++)
 			if (g->cmds[i].cleanup &&
 			    first_with_text(g, i, offsetof(struct bench_command, cleanup_text)) &&
-			    !run_aux(c, g->cmds[i].cleanup, g->cmds[i].cleanup_text, "--cleanup"))
+			    !run_aux(c, g->cmds[i].cleanup, g->cmds[i].cleanup_text, "--cleanup", g->cmds[i].cwd))
 				c->cleanup_failed = true;
 	}
 	g->total_s = now_s() - begin;

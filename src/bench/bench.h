@@ -57,6 +57,9 @@ struct bench_settings {
 	const char *python;                     /* NULL: the commands' own Python, else python3 */
 	const char *export_json, *export_csv, *export_markdown; /* for the caller; unused by bench_run */
 	bool progress;                          /* a progress line on stderr (a terminal) */
+	char *const *cwds;                      /* per command line, the directory its runs
+						 * (and --prepare, --setup, --cleanup) start in;
+						 * NULL: gpuopt's own */
 };
 
 /* How a bench_run ended. Every case but BENCH_OK has been said on stderr
@@ -93,6 +96,7 @@ struct bench_command {
 	char *text;           /* the command line after {VAR} substitution */
 	char *name;           /* --command-name, or the text */
 	char **argv;          /* what is executed (NULL-terminated, owned) */
+	const char *cwd;      /* where it starts (borrowed from the settings), or NULL */
 	char **prepare, **setup, **cleanup; /* argv or NULL */
 	char *prepare_text, *setup_text, *cleanup_text;
 	char **param_values;  /* one per settings param, owned; NULL without params */

@@ -152,13 +152,6 @@ static char **split_keys(const char *s)
 	return keys;
 }
 
-static void free_keys(char **keys)
-{
-	for (char **k = keys; k && *k; k++)
-		free(*k);
-	free(keys);
-}
-
 /* Options that take a value. */
 static const char *const valued[] = {
 	"--rtol", "--atol", "--ulp", "--key", "--recall-k", "--distances", "--epsilon",
@@ -226,7 +219,7 @@ static int run(int argc, char **argv)
 		} else if (strcmp(opt, "--allow-dtype") == 0) {
 			o.allow_dtype = true;
 		} else if (strcmp(opt, "--key") == 0) {
-			free_keys(o.keys);
+			strv_free(o.keys);
 			o.keys = split_keys(val);
 			if (!o.keys[0]) {
 				diag_error("verify: --key: name at least one column");
@@ -330,7 +323,7 @@ static int run(int argc, char **argv)
 	free(doc);
 	verify_report_free(r);
 out:
-	free_keys(o.keys);
+	strv_free(o.keys);
 	return rc;
 }
 

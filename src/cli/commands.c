@@ -9,6 +9,8 @@ const struct command *const commands[] = {
 	&cmd_explain,
 	&cmd_bench,
 	&cmd_verify,
+	&cmd_try,
+	&cmd_report,
 	NULL,
 };
 

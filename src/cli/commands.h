@@ -23,6 +23,8 @@ extern const struct command cmd_rules;
 extern const struct command cmd_explain;
 extern const struct command cmd_bench;
 extern const struct command cmd_verify;
+extern const struct command cmd_try;
+extern const struct command cmd_report;
 
 extern const struct command *const commands[];
 

@@ -14,4 +14,9 @@ struct data_file {
 extern const struct data_file gpuopt_data_files[];
 extern const size_t gpuopt_data_file_count;
 
+/* The text of data file name ("try.json"): from GPUOPT_DATA_DIR when set,
+ * else the compiled-in copy. Owned by the caller, NUL-terminated, *len (if
+ * not NULL) its length. NULL with *why (owned) saying why. */
+char *data_read(const char *name, size_t *len, char **why);
+
 #endif

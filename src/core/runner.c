@@ -231,6 +231,10 @@ static pid_t spawn(const char *path, char *const argv[], const struct runner_std
 				child_errno = errno;
 				_exit(127);
 			}
+		if (io->cwd && chdir(io->cwd) != 0) {
+			child_errno = errno;
+			_exit(127);
+		}
 		/* handlers would run here, in gpuopt's memory, until the exec:
 		 * back to the default; ignored signals stay ignored (as exec
 		 * keeps them), but for SIGINT, SIGTERM and SIGPIPE */
@@ -267,7 +271,10 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 		struct run_result *r)
 {
 	memset(r, 0, sizeof *r);
-	char *path = find_program(argv[0]);
+	/* a relative program path is taken from the directory it starts in */
+	char *rel = io->cwd && strchr(argv[0], '/') && argv[0][0] != '/' ? xasprintf("%s/%s", io->cwd, argv[0]) : NULL;
+	char *path = find_program(rel ? rel : argv[0]);
+	free(rel);
 	if (!path) {
 		r->spawn_errno = errno ? errno : ENOENT;
 		return false;

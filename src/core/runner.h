@@ -30,6 +30,8 @@
 
 struct runner_stdio {
 	int in, out, err;   /* descriptors the command gets as 0, 1 and 2 */
+	const char *cwd;    /* the directory it starts in (NULL: gpuopt's own); a
+			     * relative program path is taken from there */
 };
 
 struct run_result {

@@ -189,3 +189,12 @@ bool str_ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
+
+void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}

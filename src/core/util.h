@@ -43,6 +43,9 @@ struct ptrvec {
 void ptrvec_push(struct ptrvec *v, void *p);
 void ptrvec_free(struct ptrvec *v);
 
+/* Frees a NULL-terminated array of owned strings, and the array; accepts NULL. */
+void strv_free(char **v);
+
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 

@@ -379,8 +379,19 @@ static int name_cmp(const void *a, const void *b)
 struct kb *kb_load(char **why)
 {
 	const char *dir = getenv("GPUOPT_DATA_DIR");
-	if (!dir || !*dir)
-		return kb_load_files(gpuopt_data_files, gpuopt_data_file_count, why);
+	if (!dir || !*dir) {
+		/* rules.json and knowledge/, in the compiled order; the other
+		 * parts' data files are not the kb's */
+		struct data_file *mine = xcalloc(gpuopt_data_file_count, sizeof *mine);
+		size_t n = 0;
+		for (size_t i = 0; i < gpuopt_data_file_count; i++)
+			if (strcmp(gpuopt_data_files[i].name, "rules.json") == 0 ||
+			    str_starts_with(gpuopt_data_files[i].name, "knowledge/"))
+				mine[n++] = gpuopt_data_files[i];
+		struct kb *kb = kb_load_files(mine, n, why);
+		free(mine);
+		return kb;
+	}
 	/* Read rules.json and knowledge/ *.json from disk. */
 	struct ptrvec names = {0};
 	ptrvec_push(&names, xstrdup("rules.json"));

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(os.environ.get("GPUOPT_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
-BINARY = Path(os.environ.get("GPUOPT", ROOT / "build" / "src" / "gpuopt")).absolute()  # tests move cwd
+BINARY = Path(os.environ.get("GPUOPT", ROOT / "build" / "src" / "gpuopt")).absolute()
 
 
 class Result:

@@ -1,0 +1,96 @@
+/* cmd_report: `gpuopt report RESULTS_DIR` — render what `gpuopt try` saved
+ * as one self-contained HTML page, or Markdown for a pull-request comment.
+ * Reads the directory (report/page.h), renders, writes the file whole. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "core/diag.h"
+#include "core/fileio.h"
+#include "report/page.h"
+
+static const char help[] =
+	"Usage: gpuopt report [OPTIONS] RESULTS_DIR\n"
+	"\n"
+	"Render the results `gpuopt try` saved in RESULTS_DIR: the verdict first, then each\n"
+	"candidate (its verification table, the CPU fallbacks it reported, every measured\n"
+	"run's time and the speedup with its 95% interval, the trace when one was taken),\n"
+	"the contract, the environment, the scan findings and the commands to reproduce.\n"
+	"The HTML page is one self-contained file: inline CSS and SVG plots, no script, no\n"
+	"fonts or anything else fetched, so it can be attached to a pull request or a paper.\n"
+	"Results of a try that did not finish are rendered as far as they go, and say so.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format FORMAT   html (default) or markdown\n"
+	"  -o, --output FILE     where to write it (default: RESULTS_DIR/report.html or\n"
+	"                        report.md; - for stdout), whole or not at all\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit codes: 0 written; 2 RESULTS_DIR holds no try results, or the file cannot be\n"
+	"written.\n";
+
+static int run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *format = "html", *output = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "html") && strcmp(format, "markdown") && strcmp(format, "md")) {
+				diag_error("report: --format: '%s' is not html or markdown", format);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'o': output = optarg; break;
+		default:
+			if (optopt && strchr("fo", optopt))
+				diag_error("report: option -%c needs a value", optopt);
+			else
+				diag_error("report: unknown option '%s' (see `gpuopt report --help`)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		diag_error("report: give one RESULTS_DIR (usage: gpuopt report [OPTIONS] RESULTS_DIR)");
+		return EXIT_USAGE;
+	}
+	const char *dir = argv[optind];
+	bool md = strcmp(format, "html") != 0;
+	struct page_input in;
+	char *why = NULL;
+	if (!page_read(dir, &in, &why)) {
+		diag_error("report: %s", why);
+		free(why);
+		return EXIT_USAGE;
+	}
+	char *doc = page_render(&in, md ? PAGE_MARKDOWN : PAGE_HTML);
+	char *path = output ? xstrdup(output) : xasprintf("%s/report.%s", dir, md ? "md" : "html");
+	int rc = EXIT_OK;
+	if (!write_file_atomic(path, doc, strlen(doc), &why)) {
+		diag_error("report: cannot write '%s': %s", path, why);
+		free(why);
+		rc = EXIT_USAGE;
+	} else if (strcmp(path, "-") != 0) {
+		printf("wrote %s\n", path);
+	}
+	free(path);
+	free(doc);
+	page_input_free(&in);
+	return rc;
+}
+
+const struct command cmd_report = {
+	.name = "report",
+	.summary = "render a try's results as one self-contained HTML page, or Markdown",
+	.help = help,
+	.run = run,
+};

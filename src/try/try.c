@@ -1,0 +1,1389 @@
+/* try: see try.h. The steps, in order: the contract, the environment, the
+ * scan, the baseline, then each candidate (observe, verify, bench, trace,
+ * verdict), then the summary. Each step's JSON is written whole as soon as
+ * it is known; a step already in the results directory with the same key
+ * (a hash of gpuopt's version and the contract) is taken as it is. */
+#include "try.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "contract.h"
+#include "core/data.h"
+#include "core/diag.h"
+#include "core/fileio.h"
+#include "core/runner.h"
+#include "core/shellsplit.h"
+#include "core/version.h"
+#include "gpu/gpuinfo.h"
+#include "gpu/sysinfo.h"
+#include "scan/kb.h"
+#include "scan/scan.h"
+#include "scratch.h"
+#include "verdict.h"
+#include "verify/verify.h"
+
+const char *try_verdict_name(enum try_verdict v)
+{
+	switch (v) {
+	case TRY_KEEP: return "keep";
+	case TRY_REVISE: return "revise";
+	case TRY_REJECT: return "reject";
+	case TRY_UNAVAILABLE: return "unavailable";
+	}
+	return "?";
+}
+
+void try_result_free(struct try_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ncands; i++) {
+		free(r->cands[i].name);
+		free(r->cands[i].kind);
+		free(r->cands[i].command);
+		free(r->cands[i].factor);
+		free(r->cands[i].reason);
+	}
+	free(r->cands);
+	free(r->results_dir);
+	free(r->message);
+	free(r);
+}
+
+/* ---- the session ---- */
+
+struct session {
+	const struct try_settings *set;
+	struct try_contract c;
+	struct try_result *res;
+	char *dir;            /* results directory, absolute */
+	char *key;            /* of this contract and gpuopt version */
+	json_t *data;         /* try.json */
+	json_t *env;          /* environment.json */
+	bool gpu;             /* an NVIDIA GPU was found */
+	char *python;         /* the baseline's interpreter (for accelerators) */
+	char *script;         /* the baseline's script, relative to the project, or NULL */
+	char **script_args;   /* its arguments (NULL-terminated, owned), or NULL */
+	json_t *scan;         /* scan.json */
+	json_t *baseline;     /* baseline.json */
+	char **outputs;       /* the outputs compared (NULL-terminated, owned) */
+	struct verify_opts *out_opts; /* one per output (borrowed from the contract, or defaults) */
+	struct verify_opts dflt_opts;
+};
+
+static void say(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct session *s, const char *fmt, ...)
+{
+	if (!s->set->progress)
+		return;
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	s->set->progress(s->set->progress_ctx, b.data);
+	buf_free(&b);
+}
+
+static bool fail(struct session *s, enum try_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(struct session *s, enum try_status st, const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	diag_error("try: %s", b.data);
+	s->res->status = st;
+	free(s->res->message);
+	s->res->message = buf_steal(&b);
+	return false;
+}
+
+static char *path_in(const struct session *s, const char *rel)
+{
+	return xasprintf("%s/%s", s->dir, rel);
+}
+
+static uint64_t fnv1a(const char *p, uint64_t h)
+{
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Writes doc (stolen) to rel in the results directory, whole. */
+static bool save(struct session *s, const char *rel, json_t *doc)
+{
+	json_object_set_new(doc, "key", json_string(s->key));
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	json_decref(doc);
+	char *path = path_in(s, rel), *why = NULL;
+	size_t n = strlen(text);
+	char *withnl = xasprintf("%s\n", text);
+	bool ok = write_file_atomic(path, withnl, n + 1, &why);
+	if (!ok)
+		fail(s, TRY_IO_ERROR, "cannot write '%s': %s", path, why);
+	free(why);
+	free(withnl);
+	free(text);
+	free(path);
+	return ok;
+}
+
+/* The saved step rel if it belongs to this contract (owned), else NULL. */
+static json_t *load(struct session *s, const char *rel)
+{
+	if (s->set->fresh)
+		return NULL;
+	char *path = path_in(s, rel);
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, 0, &jerr);
+	free(path);
+	if (!doc)
+		return NULL;
+	const char *k = json_string_value(json_object_get(doc, "key"));
+	if (!json_is_object(doc) || !k || strcmp(k, s->key) != 0) {
+		json_decref(doc);
+		return NULL;
+	}
+	s->res->resumed_steps++;
+	return doc;
+}
+
+/* ---- running one command in a run directory ---- */
+
+static int open_log(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static char *tail_of(const char *path, size_t max)
+{
+	struct buf b = {0};
+	char *why = NULL;
+	if (!read_file(path, 64u << 20, &b, &why)) {
+		free(why);
+		buf_free(&b);
+		return xstrdup("");
+	}
+	size_t start = b.len > max ? b.len - max : 0;
+	while (start && start < b.len && b.data[start - 1] != '\n')
+		start++;
+	char *t = xstrndup(b.data ? b.data + start : "", b.len - start);
+	buf_free(&b);
+	return t;
+}
+
+/* Runs command (a command line) in dir, its output into logs/LABEL.out /
+ * .err; the record of the run (owned), with "ok". */
+static json_t *run_logged(struct session *s, const char *command, const char *dir, const char *label)
+{
+	json_t *rec = json_pack("{s:s, s:s}", "command", command, "dir", dir);
+	char *why = NULL;
+	char **argv = shell_split(command, NULL, &why);
+	if (!argv) {
+		json_object_set_new(rec, "ok", json_false());
+		json_object_set_new(rec, "error", json_sprintf("cannot split the command line: %s", why));
+		free(why);
+		return rec;
+	}
+	char *logs = path_in(s, "logs");
+	make_dirs(logs);
+	char *outp = xasprintf("%s/%s.out", logs, label), *errp = xasprintf("%s/%s.err", logs, label);
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), out = open_log(outp), err = open_log(errp);
+	struct runner_stdio io = {in, out, err, dir};
+	struct run_result r;
+	bool started = in >= 0 && out >= 0 && err >= 0 && runner_run(argv, &io, s->c.timeout, &r);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	json_object_set_new(rec, "stdout", json_sprintf("logs/%s.out", label));
+	json_object_set_new(rec, "stderr", json_sprintf("logs/%s.err", label));
+	if (!started) {
+		json_object_set_new(rec, "ok", json_false());
+		json_object_set_new(rec, "error", json_sprintf("'%s' could not be started: %s", argv[0],
+							      strerror(in < 0 || out < 0 || err < 0 ? errno
+													   : r.spawn_errno)));
+	} else {
+		char *how = run_describe(&r, s->c.timeout);
+		json_object_set_new(rec, "ok", json_boolean(run_ok(&r)));
+		json_object_set_new(rec, "exit_code", json_integer(r.exit_code));
+		json_object_set_new(rec, "signal", json_integer(r.signal));
+		json_object_set_new(rec, "timed_out", json_boolean(r.timed_out));
+		json_object_set_new(rec, "wall_s", json_real(r.wall_s));
+		json_object_set_new(rec, "peak_rss_kib", json_integer(r.peak_rss_kib));
+		json_object_set_new(rec, "how", json_string(how));
+		free(how);
+		if (!run_ok(&r)) {
+			char *t = tail_of(errp, 2000);
+			json_object_set_new(rec, "stderr_tail", json_string(t));
+			free(t);
+		}
+	}
+	free(outp);
+	free(errp);
+	free(logs);
+	shell_words_free(argv);
+	return rec;
+}
+
+/* "exit status 1: ModuleNotFoundError: No module named 'x'" from a failed record. Owned. */
+static char *describe_failure(json_t *rec)
+{
+	const char *err = json_string_value(json_object_get(rec, "error"));
+	if (err)
+		return xstrdup(err);
+	const char *how = json_string_value(json_object_get(rec, "how"));
+	const char *tail = json_string_value(json_object_get(rec, "stderr_tail"));
+	char *last = NULL;
+	if (tail && *tail) {
+		char *t = xstrdup(tail);
+		size_t n = strlen(t);
+		while (n && (t[n - 1] == '\n' || t[n - 1] == ' '))
+			t[--n] = '\0';
+		char *nl = strrchr(t, '\n');
+		last = xstrdup(nl ? nl + 1 : t);
+		free(t);
+	}
+	char *d = xasprintf("%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "");
+	free(last);
+	return d;
+}
+
+/* ---- the contract and the baseline's shape ---- */
+
+static char *quote(const char *w)
+{
+	struct buf b = {0};
+	shell_quote(&b, w, 0);
+	return buf_steal(&b);
+}
+
+/* The baseline as `PYTHON SCRIPT.py ARGS...`, when it is one. */
+static void baseline_shape(struct session *s)
+{
+	char *why = NULL;
+	char **w = shell_split(s->c.baseline, NULL, &why);
+	free(why);
+	if (!w)
+		return;
+	size_t n = 0;
+	while (w[n])
+		n++;
+	const char *base = w[0] ? strrchr(w[0], '/') : NULL;
+	base = base ? base + 1 : (w[0] ? w[0] : "");
+	if (n >= 2 && strncmp(base, "python", 6) == 0 && str_ends_with(w[1], ".py")) {
+		s->python = xstrdup(w[0]);
+		s->script = xstrdup(w[1]);
+		s->script_args = xcalloc(n - 1, sizeof *s->script_args);
+		for (size_t i = 2; i < n; i++)
+			s->script_args[i - 2] = xstrdup(w[i]);
+	}
+	shell_words_free(w);
+}
+
+static char *expand(const struct session *s, const char *tmpl)
+{
+	struct buf b = {0};
+	for (const char *p = tmpl; *p; ) {
+		if (strncmp(p, "{python}", 8) == 0) {
+			shell_quote(&b, s->python, 0);
+			p += 8;
+		} else if (strncmp(p, "{script}", 8) == 0) {
+			shell_quote(&b, s->script, 0);
+			p += 8;
+		} else if (strncmp(p, "{args}", 6) == 0) {
+			for (size_t i = 0; s->script_args && s->script_args[i]; i++) {
+				if (i)
+					buf_putc(&b, ' ');
+				shell_quote(&b, s->script_args[i], 0);
+			}
+			p += 6;
+		} else {
+			buf_putc(&b, *p++);
+		}
+	}
+	/* no arguments leaves a trailing space */
+	while (b.len && b.data[b.len - 1] == ' ')
+		b.data[--b.len] = '\0';
+	return buf_steal(&b);
+}
+
+static bool setup_contract(struct session *s)
+{
+	const struct try_settings *set = s->set;
+	contract_defaults(&s->c);
+	char *start = NULL;
+	if (set->script) {
+		char *copy = xstrdup(set->script);
+		char *slash = strrchr(copy, '/');
+		if (slash) {
+			*slash = '\0';
+			start = realpath(*copy ? copy : "/", NULL);
+		}
+		free(copy);
+	}
+	char *file = contract_find(set->contract, start ? start : s->c.dir);
+	free(start);
+	if (file) {
+		char *why = NULL;
+		const char *py = set->python ? set->python : "python3";
+		if (!contract_load(file, py, &s->c, &why)) {
+			fail(s, TRY_BAD_CONTRACT, "%s", why);
+			free(why);
+			free(file);
+			return false;
+		}
+		free(file);
+	}
+	if (set->python) {
+		free(s->c.python);
+		s->c.python = xstrdup(set->python);
+	}
+	if (set->baseline) {
+		free(s->c.baseline);
+		s->c.baseline = xstrdup(set->baseline);
+	}
+	if (set->script && !set->baseline) {
+		/* the script relative to the project directory */
+		char *abs = realpath(set->script, NULL);
+		if (!abs)
+			return fail(s, TRY_BAD_CONTRACT, "cannot read '%s': %s", set->script, strerror(errno));
+		size_t dl = strlen(s->c.dir);
+		const char *rel = strncmp(abs, s->c.dir, dl) == 0 && abs[dl] == '/' ? abs + dl + 1 : abs;
+		if (!s->c.baseline) {
+			char *q = quote(rel);
+			s->c.baseline = xasprintf("%s %s", s->c.python, q);
+			free(q);
+		}
+		free(abs);
+	}
+	if (!s->c.baseline)
+		return fail(s, TRY_BAD_CONTRACT, "no baseline: give SCRIPT, --baseline CMD, or 'baseline' in "
+				"[tool.gpuopt] (pyproject.toml) or gpuopt.toml (`gpuopt try --init SCRIPT` writes one)");
+	if (set->outputs) {
+		for (size_t i = 0; i < s->c.noutputs; i++) {
+			free(s->c.outputs[i].path);
+			strv_free(s->c.outputs[i].opts.keys);
+		}
+		free(s->c.outputs);
+		size_t n = 0;
+		while (set->outputs[n])
+			n++;
+		s->c.outputs = xcalloc(n ? n : 1, sizeof *s->c.outputs);
+		s->c.noutputs = n;
+		for (size_t i = 0; i < n; i++) {
+			s->c.outputs[i].path = xstrdup(set->outputs[i]);
+			s->c.outputs[i].opts = (struct verify_opts){.equal_nan = true, .show = 5, .min_recall = 0.9,
+								   .epsilon = 1e-3};
+		}
+	}
+	if (set->candidates) {
+		size_t n = 0;
+		while (set->candidates[n])
+			n++;
+		s->c.cands = xrealloc(s->c.cands, (s->c.ncands + n + 1) * sizeof *s->c.cands);
+		for (size_t i = 0; i < n; i++) {
+			s->c.cands[s->c.ncands].name = xstrdup(set->candidates[i]);
+			s->c.cands[s->c.ncands].command = xstrdup(set->candidates[i]);
+			s->c.ncands++;
+		}
+	}
+	if (set->accelerators == 0) {
+		s->c.accel_auto = false;
+		strv_free(s->c.accel);
+		s->c.accel = xcalloc(1, sizeof *s->c.accel);
+	}
+	if (set->trace >= 0)
+		s->c.trace = set->trace;
+	if (set->max_time >= 0)
+		s->c.max_time = set->max_time;
+	if (set->min_runs >= 1)
+		s->c.min_runs = (unsigned)set->min_runs;
+	if (s->c.max_runs && s->c.max_runs < s->c.min_runs)
+		s->c.max_runs = s->c.min_runs;
+	baseline_shape(s);
+	/* the results directory */
+	char *dir = s->c.results[0] == '/' ? xstrdup(s->c.results) : xasprintf("%s/%s", s->c.dir, s->c.results);
+	if (set->results) {
+		free(dir);
+		dir = xstrdup(set->results);
+	}
+	if (!make_dirs(dir)) {
+		fail(s, TRY_IO_ERROR, "cannot make the results directory '%s': %s", dir, strerror(errno));
+		free(dir);
+		return false;
+	}
+	s->dir = realpath(dir, NULL);
+	free(dir);
+	if (!s->dir)
+		return fail(s, TRY_IO_ERROR, "cannot use the results directory: %s", strerror(errno));
+	s->res->results_dir = xstrdup(s->dir);
+	json_t *cj = contract_to_json(&s->c);
+	char *canon = json_dumps(cj, JSON_SORT_KEYS | JSON_COMPACT);
+	uint64_t h = fnv1a(canon, fnv1a(GPUOPT_VERSION, 0xcbf29ce484222325ULL));
+	free(canon);
+	s->key = xasprintf("%016llx", (unsigned long long)h);
+	/* a changed contract makes the saved steps stale: start over */
+	char *cpath = path_in(s, "contract.json");
+	json_t *old = json_load_file(cpath, 0, NULL);
+	const char *ok = json_string_value(json_object_get(old, "key"));
+	if (old && ok && strcmp(ok, s->key) != 0 && !set->fresh)
+		say(s, "the contract changed since the results in %s: starting over", s->dir);
+	bool stale = !old || !ok || strcmp(ok, s->key) != 0 || set->fresh;
+	json_decref(old);
+	free(cpath);
+	if (stale) {
+		static const char *const steps[] = {"environment.json", "scan.json", "baseline.json", "verdict.json",
+						    "reference", "runs", "logs", NULL};
+		for (size_t i = 0; steps[i]; i++) {
+			char *p = path_in(s, steps[i]);
+			remove_tree(p);
+			free(p);
+		}
+		for (int i = 1; i < 1000; i++) {
+			char *p = xasprintf("%s/candidate-%d.json", s->dir, i);
+			bool gone = access(p, F_OK) != 0;
+			remove(p);
+			free(p);
+			if (gone)
+				break;
+		}
+	}
+	json_t *doc = json_pack("{s:o, s:s}", "contract", cj, "gpuopt", GPUOPT_VERSION);
+	return save(s, "contract.json", doc);
+}
+
+/* ---- environment and scan ---- */
+
+static bool step_environment(struct session *s)
+{
+	s->env = load(s, "environment.json");
+	if (!s->env) {
+		/* the interpreter the baseline itself runs, when it names one */
+		const char *py = s->python ? s->python : s->c.python;
+		say(s, "environment: recording the machine, the GPU and %s", py);
+		json_t *gpu = gpuinfo_query(20);
+		json_t *doc = json_pack("{s:o, s:o, s:o}", "host", sysinfo_host(), "python",
+					sysinfo_python(py, 30), "gpu", gpu);
+		s->env = json_incref(doc);
+		if (!save(s, "environment.json", doc))
+			return false;
+	}
+	s->gpu = json_is_true(json_object_get(json_object_get(s->env, "gpu"), "found"));
+	return true;
+}
+
+struct scan_collect {
+	json_t *files;
+	const char *root;
+};
+
+static void on_path_error(void *ctx, const char *path, const char *message)
+{
+	struct scan_collect *sc = ctx;
+	json_array_append_new(sc->files, json_pack("{s:s, s:s}", "path", path, "error", message));
+}
+
+static void on_file(void *ctx, const struct scan_file *sf)
+{
+	struct scan_collect *sc = ctx;
+	size_t rl = strlen(sc->root);
+	const char *p = strncmp(sf->path, sc->root, rl) == 0 && sf->path[rl] == '/' ? sf->path + rl + 1 : sf->path;
+	if (!sf->ok) {
+		json_array_append_new(sc->files, json_pack("{s:s, s:s}", "path", p, "error", sf->error));
+		return;
+	}
+	json_t *f = json_array();
+	for (size_t i = 0; i < sf->res.n; i++) {
+		const struct finding *x = &sf->res.items[i];
+		json_array_append_new(f, json_pack("{s:i, s:i, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:i}", "line",
+						   (int)x->line, "column", (int)x->col, "rule", x->rule->id,
+						   "severity", severity_name(x->rule->severity), "category",
+						   x->rule->category, "target", x->target, "symbol", x->symbol,
+						   "message", x->message, "fix", x->fix, "rank", (int)x->rank));
+	}
+	json_array_append_new(sc->files, json_pack("{s:s, s:o}", "path", p, "findings", f));
+}
+
+/* The project modules a script imports (one level of `import X` / `from X
+ * import`, and relative imports), found by name beside it. */
+static void local_imports(const char *dir, const char *file, struct ptrvec *out, int depth)
+{
+	struct buf b = {0};
+	char *why = NULL;
+	char *path = xasprintf("%s/%s", dir, file);
+	bool ok = read_file(path, 16u << 20, &b, &why);
+	free(path);
+	free(why);
+	if (!ok || !b.data) {
+		buf_free(&b);
+		return;
+	}
+	char *sub = xstrdup(file);
+	char *slash = strrchr(sub, '/');
+	const char *here = slash ? (*slash = '\0', sub) : "";
+	for (char *line = b.data; line && *line; ) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		char mod[256] = "";
+		if (sscanf(line, "import %255[A-Za-z0-9_.]", mod) == 1 || sscanf(line, "from %255[A-Za-z0-9_.] import", mod) == 1) {
+			const char *m = mod;
+			while (*m == '.')
+				m++;
+			char first[256];
+			snprintf(first, sizeof first, "%.*s", (int)strcspn(m, "."), m);
+			if (*first) {
+				char *cands[2] = {*here ? xasprintf("%s/%s.py", here, first) : xasprintf("%s.py", first),
+						  *here ? xasprintf("%s/%s/__init__.py", here, first)
+							: xasprintf("%s/__init__.py", first)};
+				for (int k = 0; k < 2; k++) {
+					char *full = xasprintf("%s/%s", dir, cands[k]);
+					bool seen = false;
+					for (size_t i = 0; i < out->len; i++)
+						seen |= strcmp(out->items[i], cands[k]) == 0;
+					if (!seen && access(full, R_OK) == 0 && out->len < 200) {
+						ptrvec_push(out, xstrdup(cands[k]));
+						if (depth < 8)
+							local_imports(dir, cands[k], out, depth + 1);
+					}
+					free(full);
+					free(cands[k]);
+				}
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	free(sub);
+	buf_free(&b);
+}
+
+/* The script a candidate command runs (`python X.py`), or NULL. Owned. */
+static char *script_of(const char *command)
+{
+	char *why = NULL;
+	char **w = shell_split(command, NULL, &why);
+	free(why);
+	if (!w)
+		return NULL;
+	char *found = NULL;
+	for (size_t i = 0; w[i] && !found; i++)
+		if (str_ends_with(w[i], ".py"))
+			found = xstrdup(w[i]);
+	shell_words_free(w);
+	return found;
+}
+
+static bool step_scan(struct session *s)
+{
+	s->scan = load(s, "scan.json");
+	if (s->scan)
+		return true;
+	struct ptrvec files = {0};
+	if (s->script) {
+		ptrvec_push(&files, xstrdup(s->script));
+		local_imports(s->c.dir, s->script, &files, 0);
+	}
+	for (size_t i = 0; i < s->c.ncands; i++) {
+		char *sc = script_of(s->c.cands[i].command);
+		bool seen = false;
+		for (size_t k = 0; sc && k < files.len; k++)
+			seen |= strcmp(files.items[k], sc) == 0;
+		if (sc && !seen) {
+			ptrvec_push(&files, sc);
+			local_imports(s->c.dir, sc, &files, 0);
+		} else {
+			free(sc);
+		}
+	}
+	json_t *doc = json_pack("{s:[], s:{}}", "files", "targets");
+	if (files.len) {
+		say(s, "scan: %zu file%s", files.len, files.len == 1 ? "" : "s");
+		char *why = NULL;
+		struct kb *kb = kb_load(&why);
+		if (!kb) {
+			fail(s, TRY_IO_ERROR, "knowledge data: %s", why);
+			free(why);
+			json_decref(doc);
+			for (size_t i = 0; i < files.len; i++)
+				free(files.items[i]);
+			ptrvec_free(&files);
+			return false;
+		}
+		char **paths = xcalloc(files.len, sizeof *paths);
+		for (size_t i = 0; i < files.len; i++)
+			paths[i] = xasprintf("%s/%s", s->c.dir, (char *)files.items[i]);
+		struct scan_collect sc = {json_object_get(doc, "files"), s->c.dir};
+		struct scan_options so = {.kb = kb, .jobs = 1};
+		struct scan_sink sink = {.path_error = on_path_error, .file = on_file, .ctx = &sc};
+		scan_paths(&so, paths, files.len, &sink, NULL);
+		for (size_t i = 0; i < files.len; i++)
+			free(paths[i]);
+		free(paths);
+		kb_free(kb);
+		/* the GPU targets of the baseline's own files */
+		json_t *targets = json_object_get(doc, "targets");
+		size_t i;
+		json_t *f;
+		json_array_foreach(json_object_get(doc, "files"), i, f) {
+			size_t j;
+			json_t *x;
+			json_array_foreach(json_object_get(f, "findings"), j, x) {
+				const char *t = json_string_value(json_object_get(x, "target"));
+				if (t)
+					json_object_set_new(targets, t, json_integer(json_integer_value(json_object_get(targets, t)) + 1));
+			}
+		}
+	}
+	for (size_t i = 0; i < files.len; i++)
+		free(files.items[i]);
+	ptrvec_free(&files);
+	s->scan = json_incref(doc);
+	return save(s, "scan.json", doc);
+}
+
+/* Does the scan of file (relative) show GPU code (a GPU framework, GPU anti-patterns)? */
+static bool scan_says_gpu(const struct session *s, const char *file)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(s->scan, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		if (!p || !file || strcmp(p, file) != 0)
+			continue;
+		size_t j;
+		json_t *x;
+		json_array_foreach(json_object_get(f, "findings"), j, x) {
+			const char *cat = json_string_value(json_object_get(x, "category"));
+			const char *rule = json_string_value(json_object_get(x, "rule"));
+			if ((cat && strcmp(cat, "gpu-native-framework") == 0) || (rule && strncmp(rule, "GPU6", 4) == 0))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the baseline ---- */
+
+static char **skip_list(const struct session *s)
+{
+	size_t n = s->c.noutputs;
+	char **skip = xcalloc(n + 2, sizeof *skip);
+	for (size_t i = 0; i < n; i++)
+		skip[i] = s->c.outputs[i].path;
+	/* the results directory, when it is inside the project */
+	size_t dl = strlen(s->c.dir);
+	if (strncmp(s->dir, s->c.dir, dl) == 0 && s->dir[dl] == '/')
+		skip[n] = s->dir + dl + 1;
+	return skip;
+}
+
+/* A run directory runs/NAME mirroring the project. */
+static bool make_run_dir(struct session *s, const char *name, struct scratch *sc)
+{
+	char *dir = xasprintf("%s/runs/%s", s->dir, name);
+	remove_tree(dir);
+	char **skip = skip_list(s);
+	char *why = NULL;
+	bool ok = scratch_make(sc, s->c.dir, dir, skip, &why);
+	if (!ok)
+		fail(s, TRY_IO_ERROR, "%s", why);
+	free(why);
+	free(skip);
+	free(dir);
+	return ok;
+}
+
+static bool step_baseline(struct session *s)
+{
+	s->baseline = load(s, "baseline.json");
+	if (!s->baseline) {
+		say(s, "baseline: %s", s->c.baseline);
+		struct scratch sc;
+		if (!make_run_dir(s, "baseline", &sc)) {
+			scratch_free(&sc);
+			return false;
+		}
+		json_t *rec = run_logged(s, s->c.baseline, sc.dir, "baseline");
+		if (runner_interrupted()) {
+			json_decref(rec);
+			scratch_free(&sc);
+			return fail(s, TRY_INTERRUPTED, "interrupted during the baseline run; run again to resume");
+		}
+		if (!json_is_true(json_object_get(rec, "ok"))) {
+			char *d = describe_failure(rec);
+			fail(s, TRY_BASELINE_FAILED, "the baseline '%s' failed: %s (its output: %s/logs/baseline.err)",
+			     s->c.baseline, d, s->dir);
+			free(d);
+			json_decref(rec);
+			scratch_free(&sc);
+			return false;
+		}
+		/* its outputs: the declared ones, else every file it made */
+		json_t *outs = json_array();
+		if (s->c.noutputs) {
+			for (size_t i = 0; i < s->c.noutputs; i++) {
+				char *p = xasprintf("%s/%s", sc.dir, s->c.outputs[i].path);
+				bool there = access(p, F_OK) == 0;
+				free(p);
+				if (!there) {
+					fail(s, TRY_BASELINE_FAILED, "%s: outputs[%zu] '%s': the baseline did not write it "
+					     "(it ran in %s)", s->c.file ? s->c.file : "--output", i, s->c.outputs[i].path, sc.dir);
+					json_decref(outs);
+					json_decref(rec);
+					scratch_free(&sc);
+					return false;
+				}
+				json_array_append_new(outs, json_string(s->c.outputs[i].path));
+			}
+		} else {
+			struct ptrvec made = {0};
+			scratch_new_files(&sc, &made);
+			for (size_t i = 0; i < made.len; i++) {
+				const char *m = made.items[i];
+				if (!str_ends_with(m, ".pyc"))
+					json_array_append_new(outs, json_string(m));
+				free(made.items[i]);
+			}
+			ptrvec_free(&made);
+			if (json_array_size(outs) == 0) {
+				fail(s, TRY_BASELINE_FAILED, "the baseline wrote no file into its run directory (%s): "
+				     "there is nothing to verify; name its outputs with --output or 'outputs'", sc.dir);
+				json_decref(outs);
+				json_decref(rec);
+				scratch_free(&sc);
+				return false;
+			}
+			say(s, "baseline: no outputs declared; comparing the %zu file%s it wrote", json_array_size(outs),
+			    json_array_size(outs) == 1 ? "" : "s");
+		}
+		/* keep them as the reference */
+		size_t i;
+		json_t *o;
+		json_array_foreach(outs, i, o) {
+			char *from = xasprintf("%s/%s", sc.dir, json_string_value(o));
+			char *to = xasprintf("%s/reference/%s", s->dir, json_string_value(o));
+			char *why = NULL;
+			bool ok = copy_tree(from, to, &why);
+			free(from);
+			free(to);
+			if (!ok) {
+				fail(s, TRY_IO_ERROR, "cannot keep the reference output: %s", why);
+				free(why);
+				json_decref(outs);
+				json_decref(rec);
+				scratch_free(&sc);
+				return false;
+			}
+		}
+		json_t *doc = json_pack("{s:o, s:o, s:b}", "run", rec, "outputs", outs, "declared", s->c.noutputs > 0);
+		scratch_free(&sc);
+		s->baseline = json_incref(doc);
+		if (!save(s, "baseline.json", doc))
+			return false;
+	}
+	json_t *outs = json_object_get(s->baseline, "outputs");
+	size_t n = json_array_size(outs);
+	s->outputs = xcalloc(n + 1, sizeof *s->outputs);
+	s->out_opts = xcalloc(n ? n : 1, sizeof *s->out_opts);
+	s->dflt_opts = (struct verify_opts){.equal_nan = true, .show = 5, .min_recall = 0.9, .epsilon = 1e-3};
+	for (size_t i = 0; i < n; i++) {
+		s->outputs[i] = xstrdup(json_string_value(json_array_get(outs, i)));
+		s->out_opts[i] = i < s->c.noutputs ? s->c.outputs[i].opts : s->dflt_opts;
+	}
+	return true;
+}
+
+/* ---- the candidates ---- */
+
+struct cand {
+	char *name, *kind, *run, *observe;
+	json_t *accel;       /* its try.json entry (borrowed), or NULL */
+	bool applies_missing; /* an accelerator that applies but is not installed */
+	char *install;
+	bool gpu;
+};
+
+static void cand_free(struct cand *c)
+{
+	free(c->name);
+	free(c->kind);
+	free(c->run);
+	free(c->observe);
+	free(c->install);
+}
+
+/* Is module importable by the contract's Python (without importing it)? */
+static bool module_installed(struct session *s, const char *module)
+{
+	char top[128];
+	snprintf(top, sizeof top, "%.*s", (int)strcspn(module, "."), module);
+	char *code = xasprintf("import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(%s%s%s) else 1)",
+			       "'", top, "'");
+	char *q = quote(code);
+	char *cmd = xasprintf("%s -c %s", s->python ? s->python : s->c.python, q);
+	free(q);
+	free(code);
+	char *why = NULL;
+	char **argv = shell_split(cmd, NULL, &why);
+	free(why);
+	free(cmd);
+	if (!argv)
+		return false;
+	int in = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct runner_stdio io = {in, in, in, NULL};
+	struct run_result r;
+	bool ok = in >= 0 && runner_run(argv, &io, 60, &r) && run_ok(&r);
+	if (in >= 0)
+		close(in);
+	shell_words_free(argv);
+	return ok;
+}
+
+/* How to install package: the command for this machine (a -cu12 / -cu13
+ * suffix by the driver's CUDA major when known). Owned. */
+static char *install_command(struct session *s, const char *package)
+{
+	json_t *gpu = json_object_get(s->env, "gpu");
+	const char *cuda = json_string_value(json_object_get(gpu, "cuda_driver_version"));
+	int major = cuda ? atoi(cuda) : 0;
+	const char *suffix = major >= 13 ? "cu13" : major == 12 ? "cu12" : NULL;
+	if (suffix)
+		return xasprintf("pip install --extra-index-url=https://pypi.nvidia.com %s-%s", package, suffix);
+	return xasprintf("pip install --extra-index-url=https://pypi.nvidia.com %s-cu13 (or %s-cu12 on a "
+			 "driver that serves CUDA 12 only; `gpuopt doctor` says which)", package, package);
+}
+
+static size_t list_candidates(struct session *s, struct cand **out)
+{
+	json_t *accels = json_object_get(s->data, "accelerators");
+	json_t *targets = json_object_get(s->scan, "targets");
+	size_t cap = json_array_size(accels) + s->c.ncands + 1, n = 0;
+	struct cand *cs = xcalloc(cap, sizeof *cs);
+	size_t i;
+	json_t *a;
+	json_array_foreach(accels, i, a) {
+		const char *id = json_string_value(json_object_get(a, "id"));
+		const char *when = json_string_value(json_object_get(a, "when_target"));
+		bool wanted = false;
+		if (s->c.accel_auto)
+			wanted = when && json_object_get(targets, when) != NULL;
+		for (size_t k = 0; s->c.accel && s->c.accel[k]; k++)
+			wanted |= strcmp(s->c.accel[k], id) == 0;
+		if (!wanted)
+			continue;
+		if (!s->script) {
+			say(s, "%s applies, but the baseline is not `python SCRIPT ...`: not tried", id);
+			continue;
+		}
+		struct cand *c = &cs[n++];
+		c->name = xstrdup(id);
+		c->kind = xstrdup("accelerator");
+		c->accel = a;
+		c->gpu = true;
+		c->run = expand(s, json_string_value(json_object_get(a, "run")));
+		c->observe = expand(s, json_string_value(json_object_get(a, "observe")));
+		if (!module_installed(s, json_string_value(json_object_get(a, "module")))) {
+			c->applies_missing = true;
+			c->install = install_command(s, json_string_value(json_object_get(a, "package")));
+		}
+	}
+	for (size_t k = 0; k < s->c.ncands; k++) {
+		struct cand *c = &cs[n++];
+		c->name = xstrdup(s->c.cands[k].name);
+		c->kind = xstrdup("candidate");
+		c->run = xstrdup(s->c.cands[k].command);
+		c->observe = xstrdup(s->c.cands[k].command);
+		char *sc = script_of(c->run);
+		c->gpu = scan_says_gpu(s, sc);
+		free(sc);
+	}
+	*out = cs;
+	return n;
+}
+
+/* Text between after and until in line (until "" = to the end), or NULL. Owned. */
+static char *between(const char *line, const char *after, const char *until)
+{
+	if (!after || !*after)
+		return NULL;
+	const char *p = strstr(line, after);
+	if (!p)
+		return NULL;
+	p += strlen(after);
+	const char *e = until && *until ? strstr(p, until) : NULL;
+	size_t n = e ? (size_t)(e - p) : strlen(p);
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	return n ? xstrndup(p, n > 200 ? 200 : n) : NULL;
+}
+
+static void count_lines(json_t *accel, const char *text, json_t *counts, size_t *fallbacks, size_t *gpu)
+{
+	json_t *patterns = json_object_get(accel, "fallback"), *gpu_lines = json_object_get(accel, "gpu_line");
+	for (const char *line = text; line && *line; ) {
+		const char *end = strchr(line, '\n');
+		char *l = xstrndup(line, end ? (size_t)(end - line) : strlen(line));
+		size_t i;
+		json_t *p;
+		bool hit = false;
+		json_array_foreach(patterns, i, p) {
+			const char *c = json_string_value(json_object_get(p, "contains"));
+			if (hit || !c || !strstr(l, c))
+				continue;
+			hit = true;
+			(*fallbacks)++;
+			char *what = between(l, json_string_value(json_object_get(p, "what_after")),
+					     json_string_value(json_object_get(p, "what_until")));
+			char *why = between(l, json_string_value(json_object_get(p, "why_after")),
+					    json_string_value(json_object_get(p, "why_until")));
+			const char *fixed = json_string_value(json_object_get(p, "why"));
+			char *key = xasprintf("%s%s%s", what ? what : "a call", (why || fixed) ? ": " : "",
+					      why ? why : fixed ? fixed : "");
+			if (json_object_size(counts) < 50 || json_object_get(counts, key))
+				json_object_set_new(counts, key, json_integer(json_integer_value(json_object_get(counts, key)) + 1));
+			free(key);
+			free(what);
+			free(why);
+		}
+		json_array_foreach(gpu_lines, i, p) {
+			const char *c = json_string_value(p);
+			if (!hit && c && strstr(l, c)) {
+				(*gpu)++;
+				break;
+			}
+		}
+		free(l);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* The CPU fallbacks an accelerator's observed run printed. */
+static json_t *count_fallbacks(struct session *s, const struct cand *c, json_t *rec, const char *dir)
+{
+	json_t *counts = json_object();
+	size_t fallbacks = 0, gpu = 0;
+	const char *logs[2] = {json_string_value(json_object_get(rec, "stdout")),
+			       json_string_value(json_object_get(rec, "stderr"))};
+	for (int k = 0; k < 2; k++) {
+		if (!logs[k])
+			continue;
+		char *p = path_in(s, logs[k]);
+		struct buf b = {0};
+		char *why = NULL;
+		if (read_file(p, 256u << 20, &b, &why) && b.data)
+			count_lines(c->accel, b.data, counts, &fallbacks, &gpu);
+		free(why);
+		buf_free(&b);
+		free(p);
+	}
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(c->accel, "observe_files"), i, f) {
+		char *p = xasprintf("%s/%s", dir, json_string_value(f));
+		struct buf b = {0};
+		char *why = NULL;
+		if (read_file(p, 256u << 20, &b, &why) && b.data)
+			count_lines(c->accel, b.data, counts, &fallbacks, &gpu);
+		free(why);
+		buf_free(&b);
+		free(p);
+	}
+	/* the commonest first */
+	json_t *items = json_array();
+	while (json_object_size(counts)) {
+		const char *best = NULL, *k;
+		json_int_t bn = -1;
+		json_t *v;
+		json_object_foreach(counts, k, v) {
+			if (json_integer_value(v) > bn) {
+				bn = json_integer_value(v);
+				best = k;
+			}
+		}
+		json_array_append_new(items, json_pack("{s:s, s:I}", "what", best, "count", bn));
+		json_object_del(counts, best);
+	}
+	json_decref(counts);
+	return json_pack("{s:I, s:I, s:o}", "count", (json_int_t)fallbacks, "gpu_calls", (json_int_t)gpu, "items", items);
+}
+
+/* One line for the first difference in a verify JSON report. Owned. */
+static char *first_difference(const char *output, json_t *rep)
+{
+	size_t i;
+	json_t *it;
+	json_array_foreach(json_object_get(rep, "items"), i, it) {
+		const char *res = json_string_value(json_object_get(it, "result"));
+		if (res && strcmp(res, "pass") == 0)
+			continue;
+		const char *err = json_string_value(json_object_get(it, "error"));
+		if (err)
+			return xasprintf("%s: %s", output, err);
+		json_t *mm = json_object_get(it, "mismatches");
+		if (json_is_integer(mm)) {
+			json_t *mx = json_object_get(it, "max_abs_error");
+			return xasprintf("%s: %lld of %lld elements differ, largest abs error %.3g", output,
+					 (long long)json_integer_value(mm),
+					 (long long)json_integer_value(json_object_get(it, "elements")),
+					 json_number_value(json_object_get(mx, "value")));
+		}
+		const char *note = json_string_value(json_object_get(it, "note"));
+		const char *name = json_string_value(json_object_get(it, "name"));
+		return xasprintf("%s: %s%s%s", output, name ? name : "an item", note ? ": " : " differs",
+				 note ? note : "");
+	}
+	return xasprintf("%s differs", output);
+}
+
+/* Verifies the candidate's outputs in dir against the reference. */
+static json_t *verify_outputs(struct session *s, const char *dir, int *status, char **mismatch)
+{
+	json_t *all = json_array();
+	*status = 0;
+	*mismatch = NULL;
+	for (size_t i = 0; s->outputs[i]; i++) {
+		char *ref = xasprintf("%s/reference/%s", s->dir, s->outputs[i]);
+		char *cand = xasprintf("%s/%s", dir, s->outputs[i]);
+		if (access(cand, F_OK) != 0) {
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s}", "output", s->outputs[i], "result", "error",
+							     "error", "the candidate did not write it"));
+			if (*status < 2) {
+				free(*mismatch);
+				*mismatch = xasprintf("%s: the candidate did not write it", s->outputs[i]);
+			}
+			*status = 2;
+		} else {
+			struct verify_report *r = verify_paths(&s->out_opts[i], ref, cand);
+			int code = verify_exit_code(r);
+			char *text = verify_report_json(r);
+			json_t *doc = json_loads(text, 0, NULL);
+			free(text);
+			json_t *e = json_pack("{s:s, s:s, s:o}", "output", s->outputs[i], "result",
+					      code == 0 ? "pass" : code == 1 ? "fail" : "error", "report",
+					      doc ? doc : json_null());
+			if (code > *status) {
+				*status = code;
+				free(*mismatch);
+				*mismatch = first_difference(s->outputs[i], doc);
+			}
+			json_array_append_new(all, e);
+			verify_report_free(r);
+		}
+		free(ref);
+		free(cand);
+	}
+	return all;
+}
+
+/* Benchmarks baseline against c; the bench JSON, or NULL with rec saying why. */
+static json_t *bench_candidate(struct session *s, const struct cand *c, int index, json_t *summary)
+{
+	char *bname = xasprintf("candidate-%d-bench-baseline", index), *cname = xasprintf("candidate-%d-bench", index);
+	struct scratch sb, sc;
+	memset(&sb, 0, sizeof sb);
+	memset(&sc, 0, sizeof sc);
+	json_t *doc = NULL;
+	if (!make_run_dir(s, bname, &sb) || !make_run_dir(s, cname, &sc))
+		goto out;
+	struct bench_settings set;
+	memset(&set, 0, sizeof set);
+	set.warmup = s->c.warmup;
+	set.min_runs = s->c.min_runs;
+	set.min_runs_set = true; /* the contract's floor holds against its max_time */
+	set.max_runs = s->c.max_runs;
+	set.min_time_s = s->c.min_time;
+	set.max_time_s = s->c.max_time;
+	set.precision = s->c.precision;
+	set.min_effect = s->c.min_effect;
+	set.seed = s->c.seed;
+	set.resamples = 10000;
+	set.output = OUTPUT_NULL;
+	set.timeout_s = s->c.timeout;
+	set.python = s->c.python;
+	ptrvec_push(&set.names, "baseline");
+	ptrvec_push(&set.names, c->name);
+	char *cwds[2] = {sb.dir, sc.dir};
+	set.cwds = cwds;
+	char *cmds[2] = {s->c.baseline, c->run};
+	say(s, "%s: benchmarking against the baseline (interleaved, at least %u rounds, at most %.0f s)", c->name,
+	    set.min_runs, set.max_time_s);
+	struct bench_result *r = bench_run(&set, cmds, 2);
+	if (r->nmeasured == 1) { /* measured to the end (a failed --cleanup after it changes nothing) */
+		char *text = bench_to_json(r);
+		doc = json_loads(text, 0, NULL);
+		free(text);
+		const struct bench_group *g = &r->groups[0];
+		const struct bench_comparison *cmp = &g->cmp[0];
+		if (cmp->why) { /* no number where the runs give no verdict */
+			char *v = xasprintf("cannot conclude: %s", cmp->why);
+			json_object_set_new(summary, "verdict", json_string(v));
+			free(v);
+		} else {
+			json_object_set_new(summary, "verdict", json_string(cmp->verdict));
+			json_object_set_new(summary, "speedup", json_real(cmp->speedup.estimate));
+			json_object_set_new(summary, "lo", json_real(cmp->speedup.lo));
+			json_object_set_new(summary, "hi", json_real(cmp->speedup.hi));
+		}
+		json_object_set_new(summary, "baseline_median_s", json_real(g->cmds[0].wall.median));
+		json_object_set_new(summary, "candidate_median_s", json_real(g->cmds[1].wall.median));
+		json_object_set_new(summary, "rounds", json_integer((json_int_t)g->rounds));
+	} else {
+		static const char *const why[] = {"", "a command could not be split or found", "a command could not be started",
+						  "a run failed", "a --cleanup failed", "interrupted"};
+		json_object_set_new(summary, "error", json_string(why[r->status]));
+	}
+	bench_result_free(r);
+	ptrvec_free(&set.names);
+out:
+	if (sb.dir)
+		remove_tree(sb.dir);
+	if (sc.dir)
+		remove_tree(sc.dir);
+	scratch_free(&sb);
+	scratch_free(&sc);
+	free(bname);
+	free(cname);
+	return doc;
+}
+
+static bool no_gpu_text(const char *t)
+{
+	static const char *const signs[] = {"no CUDA-capable device", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
+					    "cudaErrorInsufficientDriver", "CUDA driver", "libcuda.so",
+					    "no NVIDIA driver", "NVIDIA driver", "CUDARuntimeError", "cudaError",
+					    "No CUDA GPUs are available", "nvidia-smi", NULL};
+	for (size_t i = 0; t && signs[i]; i++)
+		if (strstr(t, signs[i]))
+			return true;
+	return false;
+}
+
+static bool try_candidate(struct session *s, struct cand *c, int index, struct try_candidate_result *out)
+{
+	char *rel = xasprintf("candidate-%d.json", index);
+	json_t *doc = load(s, rel);
+	if (doc && json_object_get(doc, "verdict")) {
+		/* done in an earlier run */
+	} else {
+		json_decref(doc);
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:b}", "index", index, "name", c->name, "kind", c->kind,
+				"command", c->run, "observe_command", c->observe, "gpu", c->gpu);
+		struct verdict_in in = {.available = !c->applies_missing, .install = c->install, .gpu = c->gpu,
+					.min_effect = s->c.min_effect};
+		char *crash = NULL, *mismatch = NULL;
+		if (c->applies_missing) {
+			say(s, "%s: applies, not installed", c->name);
+			json_object_set_new(doc, "install", json_string(c->install));
+		} else {
+			/* 1. run it once, observed */
+			say(s, "%s: %s", c->name, c->observe);
+			char *dname = xasprintf("candidate-%d", index);
+			struct scratch sc;
+			if (!make_run_dir(s, dname, &sc)) {
+				free(dname);
+				scratch_free(&sc);
+				json_decref(doc);
+				free(rel);
+				return false;
+			}
+			json_t *rec = run_logged(s, c->observe, sc.dir, dname);
+			free(dname);
+			if (runner_interrupted()) {
+				json_decref(rec);
+				scratch_free(&sc);
+				json_decref(doc);
+				free(rel);
+				return fail(s, TRY_INTERRUPTED, "interrupted while running %s; run again to resume", c->name);
+			}
+			in.ran = json_is_true(json_object_get(rec, "ok"));
+			if (c->accel) {
+				json_t *fb = count_fallbacks(s, c, rec, sc.dir);
+				in.fallbacks = (size_t)json_integer_value(json_object_get(fb, "count"));
+				in.gpu_calls = (size_t)json_integer_value(json_object_get(fb, "gpu_calls"));
+				json_t *top = json_array_get(json_object_get(fb, "items"), 0);
+				if (top)
+					in.fallback_top = json_string_value(json_object_get(top, "what"));
+				json_object_set_new(doc, "fallbacks", fb);
+			}
+			if (!in.ran) {
+				crash = describe_failure(rec);
+				in.crash = crash;
+				const char *tail = json_string_value(json_object_get(rec, "stderr_tail"));
+				in.crash_no_gpu = c->gpu && !s->gpu && no_gpu_text(tail);
+			}
+			json_object_set_new(doc, "run", rec);
+			/* 2. verify */
+			if (in.ran) {
+				say(s, "%s: verifying %zu output%s", c->name, json_array_size(json_object_get(s->baseline, "outputs")),
+				    json_array_size(json_object_get(s->baseline, "outputs")) == 1 ? "" : "s");
+				json_object_set_new(doc, "verify", verify_outputs(s, sc.dir, &in.verified, &mismatch));
+				in.mismatch = mismatch;
+			}
+			scratch_free(&sc);
+			if (!save(s, rel, json_incref(doc))) {
+				json_decref(doc);
+				free(rel);
+				free(crash);
+				free(mismatch);
+				return false;
+			}
+			/* 3. benchmark, only what computes the same thing */
+			if (in.ran && in.verified == 0) {
+				json_t *summary = json_object();
+				json_t *bench = bench_candidate(s, c, index, summary);
+				if (runner_interrupted()) {
+					json_decref(bench);
+					json_decref(summary);
+					json_decref(doc);
+					free(rel);
+					free(crash);
+					free(mismatch);
+					return fail(s, TRY_INTERRUPTED, "interrupted while benchmarking %s; run again to resume",
+						    c->name);
+				}
+				if (bench)
+					json_object_set_new(doc, "bench", bench);
+				json_object_set_new(doc, "bench_summary", summary);
+			}
+		}
+		json_t *bs = json_object_get(doc, "bench_summary");
+		if (bs && json_object_get(bs, "verdict")) {
+			in.benched = true;
+			in.bench = json_string_value(json_object_get(bs, "verdict"));
+			in.speedup = json_number_value(json_object_get(bs, "speedup"));
+			in.lo = json_number_value(json_object_get(bs, "lo"));
+			in.hi = json_number_value(json_object_get(bs, "hi"));
+			in.base_median_s = json_number_value(json_object_get(bs, "baseline_median_s"));
+			in.cand_median_s = json_number_value(json_object_get(bs, "candidate_median_s"));
+		} else if (bs && json_object_get(bs, "error")) {
+			in.benched = true;
+			char *t = xasprintf("cannot conclude: %s", json_string_value(json_object_get(bs, "error")));
+			json_object_set_new(bs, "verdict_text", json_string(t));
+			in.bench = json_string_value(json_object_get(bs, "verdict_text"));
+			free(t);
+		}
+		struct verdict_out v;
+		verdict_decide(&in, json_object_get(s->data, "verdict"), &v);
+		json_object_set_new(doc, "verdict", json_pack("{s:s, s:s?, s:s}", "verdict", try_verdict_name(v.verdict),
+							      "factor", v.factor, "reason", v.reason));
+		free(v.factor);
+		free(v.reason);
+		free(crash);
+		free(mismatch);
+		if (!save(s, rel, json_incref(doc))) {
+			json_decref(doc);
+			free(rel);
+			return false;
+		}
+	}
+	json_t *v = json_object_get(doc, "verdict");
+	const char *vn = json_string_value(json_object_get(v, "verdict"));
+	out->name = xstrdup(c->name);
+	out->kind = xstrdup(c->kind);
+	out->command = xstrdup(c->run);
+	out->verdict = !vn ? TRY_REVISE : strcmp(vn, "keep") == 0 ? TRY_KEEP : strcmp(vn, "reject") == 0 ? TRY_REJECT
+		       : strcmp(vn, "unavailable") == 0 ? TRY_UNAVAILABLE : TRY_REVISE;
+	const char *f = json_string_value(json_object_get(v, "factor"));
+	out->factor = f ? xstrdup(f) : NULL;
+	out->reason = xstrdup(json_string_value(json_object_get(v, "reason")) ? json_string_value(json_object_get(v, "reason")) : "");
+	json_t *bs = json_object_get(doc, "bench_summary");
+	if (bs && json_object_get(bs, "speedup")) {
+		out->have_speedup = true;
+		out->speedup = json_number_value(json_object_get(bs, "speedup"));
+		out->lo = json_number_value(json_object_get(bs, "lo"));
+		out->hi = json_number_value(json_object_get(bs, "hi"));
+	}
+	json_decref(doc);
+	free(rel);
+	return true;
+}
+
+static bool step_summary(struct session *s)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < s->res->ncands; i++) {
+		const struct try_candidate_result *c = &s->res->cands[i];
+		json_t *e = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s?, s:s}", "index", (json_int_t)(i + 1), "name", c->name,
+				      "kind", c->kind, "command", c->command, "verdict", try_verdict_name(c->verdict),
+				      "factor", c->factor, "reason", c->reason);
+		if (c->have_speedup)
+			json_object_set_new(e, "speedup", json_pack("{s:f, s:f, s:f}", "estimate", c->speedup, "lo", c->lo,
+								    "hi", c->hi));
+		json_array_append_new(list, e);
+	}
+	json_t *doc = json_pack("{s:s, s:s, s:o}", "gpuopt", GPUOPT_VERSION, "baseline", s->c.baseline, "candidates", list);
+	return save(s, "verdict.json", doc);
+}
+
+struct try_result *try_run(const struct try_settings *set)
+{
+	struct session s;
+	memset(&s, 0, sizeof s);
+	s.set = set;
+	s.res = xcalloc(1, sizeof *s.res);
+	s.res->status = TRY_DONE;
+	char *why = NULL;
+	char *text = data_read("try.json", NULL, &why);
+	json_error_t jerr;
+	s.data = text ? json_loads(text, 0, &jerr) : NULL;
+	free(text);
+	struct cand *cands = NULL;
+	size_t ncands = 0;
+	if (!s.data) {
+		fail(&s, TRY_IO_ERROR, "try.json: %s", why ? why : jerr.text);
+		goto out;
+	}
+	runner_install_signals();
+	if (!setup_contract(&s) || !step_environment(&s) || !step_scan(&s) || !step_baseline(&s))
+		goto out;
+	ncands = list_candidates(&s, &cands);
+	if (ncands == 0) {
+		fail(&s, TRY_BAD_CONTRACT, "nothing to try: no accelerator applies to %s, and no candidate is given "
+		     "('candidates' in the contract, or --candidate CMD)", s.script ? s.script : "the baseline");
+		goto out;
+	}
+	s.res->cands = xcalloc(ncands, sizeof *s.res->cands);
+	for (size_t i = 0; i < ncands; i++) {
+		if (!try_candidate(&s, &cands[i], (int)i + 1, &s.res->cands[s.res->ncands]))
+			goto out;
+		s.res->ncands++;
+	}
+	step_summary(&s);
+out:
+	for (size_t i = 0; i < ncands; i++)
+		cand_free(&cands[i]);
+	free(cands);
+	free(why);
+	json_decref(s.data);
+	json_decref(s.env);
+	json_decref(s.scan);
+	json_decref(s.baseline);
+	strv_free(s.outputs);
+	free(s.out_opts);
+	free(s.python);
+	free(s.script);
+	strv_free(s.script_args);
+	free(s.dir);
+	free(s.key);
+	contract_free(&s.c);
+	return s.res;
+}

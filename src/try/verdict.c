@@ -1,0 +1,166 @@
+/* verdict: see verdict.h. */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static double threshold(json_t *t, const char *key, double dflt)
+{
+	json_t *v = json_object_get(t, key);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static void fmt_time(char *out, size_t n, double s)
+{
+	if (s >= 1)
+		snprintf(out, n, "%.2f s", s);
+	else if (s >= 1e-3)
+		snprintf(out, n, "%.1f ms", s * 1e3);
+	else
+		snprintf(out, n, "%.0f us", s * 1e6);
+}
+
+/* What limits a candidate that is not faster (or slower), with its evidence. */
+static void limiting_factor(const struct verdict_in *in, json_t *t, char **factor, struct buf *why)
+{
+	double small = threshold(t, "small_baseline_s", 1.0);
+	double fb_share = threshold(t, "fallback_share", 0.25);
+	size_t observed = in->fallbacks + in->gpu_calls;
+	if (in->fallbacks && observed && (double)in->fallbacks / (double)observed >= fb_share) {
+		*factor = xstrdup("unsupported-op fallback");
+		buf_printf(why, "%zu of %zu observed calls fell back to the CPU", in->fallbacks, observed);
+		if (in->fallback_top)
+			buf_printf(why, " (most often %s)", in->fallback_top);
+		return;
+	}
+	if (in->nwaste && in->waste[0].share >= threshold(t, "waste_share", 0.10)) {
+		const struct waste *w = &in->waste[0];
+		const char *f = "the algorithm";
+		if (strstr(w->rule, "transfer") || strstr(w->rule, "roundtrip") || strstr(w->rule, "pageable"))
+			f = "transfers";
+		else if (strstr(w->rule, "launch"))
+			f = "launch granularity";
+		else if (strstr(w->rule, "memory"))
+			f = "memory pressure";
+		else if (strstr(w->rule, "fallback"))
+			f = "unsupported-op fallback";
+		else if (strstr(w->rule, "sync"))
+			f = "transfers";
+		*factor = xstrdup(f);
+		buf_printf(why, "the trace names %s%s%s costing %.0f%% of the run", w->rule, w->where ? " at " : "",
+			   w->where ? w->where : "", 100 * w->share);
+		if (w->fix)
+			buf_printf(why, "; %s", w->fix);
+		return;
+	}
+	if (in->gpu && in->base_median_s > 0 && in->base_median_s < small) {
+		char b[32];
+		fmt_time(b, sizeof b, in->base_median_s);
+		*factor = xstrdup("problem size");
+		buf_printf(why, "the whole baseline takes %s: the GPU's fixed costs (CUDA context, library "
+			   "load, first copies) cannot be won back at this size; try a larger input, or keep "
+			   "this on the CPU", b);
+		return;
+	}
+	*factor = xstrdup("the algorithm");
+	bool slower = in->bench && strcmp(in->bench, "slower") == 0;
+	if (in->gpu)
+		buf_puts(why, "no transfer, fallback or launch cost explains it: the computation itself does not "
+			      "gain on this device");
+	else
+		buf_puts(why, slower ? "the computation itself takes longer this way"
+				     : "the computation itself takes as long this way");
+}
+
+void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *out)
+{
+	memset(out, 0, sizeof *out);
+	struct buf why = {0};
+	if (!in->available) {
+		out->verdict = TRY_UNAVAILABLE;
+		buf_printf(&why, "it applies to this code but is not installed for this Python%s%s",
+			   in->install ? "; install it with: " : "", in->install ? in->install : "");
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (!in->ran) {
+		out->verdict = TRY_REJECT;
+		out->factor = xstrdup(in->crash_no_gpu ? "no usable GPU" : "crash");
+		buf_printf(&why, "it %s", in->crash ? in->crash : "failed");
+		if (in->crash_no_gpu)
+			buf_puts(&why, " — it needs an NVIDIA GPU and driver, which this machine does not have");
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (in->verified != 0) {
+		out->verdict = TRY_REJECT;
+		out->factor = xstrdup(in->verified == 1 ? "wrong output" : "outputs not comparable");
+		buf_printf(&why, "its outputs %s the reference: %s", in->verified == 1 ? "differ from" :
+			   "cannot be compared with", in->mismatch ? in->mismatch : "see the verification");
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (!in->benched || !in->bench) {
+		out->verdict = TRY_REVISE;
+		out->reason = xstrdup("it verified, but was not benchmarked");
+		return;
+	}
+	char speed[96];
+	snprintf(speed, sizeof speed, "speedup %.3gx (95%% CI %.3g-%.3g)", in->speedup, in->lo, in->hi);
+	if (strncmp(in->bench, "cannot conclude", 15) == 0) {
+		out->verdict = TRY_REVISE;
+		out->factor = xstrdup("measurement");
+		buf_printf(&why, "it verified, but the benchmark %s", in->bench);
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (strcmp(in->bench, "slower") == 0) {
+		out->verdict = TRY_REJECT;
+		limiting_factor(in, t, &out->factor, &why);
+		char *ev = buf_steal(&why);
+		buf_printf(&why, "slower than the baseline, %s: %s", speed, ev);
+		free(ev);
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (strcmp(in->bench, "faster") != 0) {
+		out->verdict = TRY_REVISE;
+		limiting_factor(in, t, &out->factor, &why);
+		char *ev = buf_steal(&why);
+		buf_printf(&why, "same outputs but no faster beyond %.0f%% (%s): %s", 100 * in->min_effect, speed, ev);
+		free(ev);
+		out->reason = buf_steal(&why);
+		return;
+	}
+	/* faster: keep, unless named waste costs too much */
+	double waste_share = threshold(t, "waste_share", 0.10);
+	size_t observed = in->fallbacks + in->gpu_calls;
+	if (in->nwaste && in->waste[0].share >= waste_share) {
+		out->verdict = TRY_REVISE;
+		limiting_factor(in, t, &out->factor, &why);
+		char *ev = buf_steal(&why);
+		buf_printf(&why, "faster, %s, but %s", speed, ev);
+		free(ev);
+		out->reason = buf_steal(&why);
+		return;
+	}
+	if (in->fallbacks && observed && (double)in->fallbacks / (double)observed >= threshold(t, "fallback_share", 0.25)) {
+		out->verdict = TRY_REVISE;
+		out->factor = xstrdup("unsupported-op fallback");
+		buf_printf(&why, "faster, %s, but %zu of %zu observed calls still fall back to the CPU%s%s", speed,
+			   in->fallbacks, observed, in->fallback_top ? ": most often " : "",
+			   in->fallback_top ? in->fallback_top : "");
+		out->reason = buf_steal(&why);
+		return;
+	}
+	out->verdict = TRY_KEEP;
+	buf_printf(&why, "same outputs and faster, %s, the whole interval above %.3gx", speed, 1 + in->min_effect);
+	if (in->fallbacks)
+		buf_printf(&why, "; %zu call%s fell back to the CPU", in->fallbacks, in->fallbacks == 1 ? "" : "s");
+	if (in->gpu && !in->traced)
+		buf_puts(&why, "; not traced (no GPU trace was taken)");
+	out->reason = buf_steal(&why);
+}

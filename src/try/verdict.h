@@ -1,0 +1,63 @@
+/* verdict: keep, revise or reject one candidate, with the limiting factor
+ * named — problem size, transfers, unsupported-op fallback, memory
+ * pressure, launch granularity, or the algorithm itself — and the evidence
+ * in one sentence. Pure: the facts in, the verdict out; the thresholds come
+ * from data/try.json ("verdict").
+ *
+ *   reject  the candidate crashed, its outputs differ from the reference,
+ *           or it is slower (the whole interval below 1 / (1 + min effect));
+ *   revise  it computes the same thing but is not faster, or it is faster
+ *           while the trace (or its own fallback messages) names waste that
+ *           costs at least waste_share of its run;
+ *   keep    it computes the same thing and is faster beyond the minimum
+ *           effect with the whole interval above it, and nothing costly is
+ *           named.
+ * An accelerator that applies but is not installed is `unavailable`, with
+ * its install command. */
+#ifndef GPUOPT_TRY_VERDICT_H
+#define GPUOPT_TRY_VERDICT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "try.h"
+
+struct waste {               /* one cost the trace names */
+	const char *rule;        /* "roundtrip-storm", "pageable-transfer", ... */
+	const char *where;       /* "solve.py:12", or NULL */
+	const char *fix;         /* or NULL */
+	double share;            /* of the traced run's wall time */
+};
+
+struct verdict_in {
+	bool available;          /* false: an accelerator that is not installed */
+	const char *install;     /* its install command */
+	bool ran;                /* the observed run finished with status 0 */
+	const char *crash;       /* how it failed ("exit status 1: ..."), when !ran */
+	bool crash_no_gpu;       /* the failure says there is no usable GPU */
+	int verified;            /* 0 same outputs, 1 differ, 2 cannot compare */
+	const char *mismatch;    /* the first difference, when verified != 0 */
+	bool benched;
+	const char *bench;       /* "faster", "slower", "no difference", or "cannot conclude: ..." */
+	double speedup, lo, hi;  /* baseline / candidate */
+	double base_median_s, cand_median_s;
+	double min_effect;
+	size_t fallbacks, gpu_calls;
+	const char *fallback_top; /* the commonest fallback ("KMeans.fit: callable init"), or NULL */
+	bool gpu;                /* the candidate uses the GPU (an accelerator, or GPU code) */
+	const struct waste *waste; /* the trace's costs, most costly first */
+	size_t nwaste;
+	bool traced;
+};
+
+struct verdict_out {
+	enum try_verdict verdict;
+	char *factor;            /* owned, or NULL */
+	char *reason;            /* owned */
+};
+
+/* Decides; thresholds is try.json's "verdict" object (defaults if NULL). */
+void verdict_decide(const struct verdict_in *in, json_t *thresholds, struct verdict_out *out);
+
+#endif

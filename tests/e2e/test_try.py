@@ -1,0 +1,247 @@
+"""gpuopt try end to end on the CPU: real Python runs of real NumPy scripts
+(a faster, a slower and a wrong version of one computation), each verified
+against the baseline's outputs and benchmarked; the verdicts, the results
+directory, resuming, the contract's errors, accelerators that apply but are
+not installed, and the starter contract."""
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run
+
+PROJECT = ROOT / "tests" / "e2e" / "projects" / "norms"
+PY = "/usr/bin/python3"  # Debian's, with numpy and scikit-learn
+
+CONTRACT = f"""
+baseline = "{PY} norms.py 60000"
+outputs = ["norms.npy"]
+candidates = [
+  {{name = "vectorized", command = "{PY} norms_fast.py 60000"}},
+  {{name = "pure python", command = "{PY} norms_slow.py 60000"}},
+  {{name = "float16", command = "{PY} norms_wrong.py 60000"}},
+]
+min_runs = 5
+max_time = 4
+"""
+
+
+def project(tmp_path, contract=CONTRACT, name="gpuopt.toml"):
+    d = tmp_path / "proj"
+    shutil.copytree(PROJECT, d)
+    if contract is not None:
+        (d / name).write_text(contract)
+    return d
+
+
+def digest_tree(d, skip="gpuopt-try"):
+    h = {}
+    for p in sorted(Path(d).rglob("*")):
+        if skip in p.relative_to(d).parts[:1] or not p.is_file():
+            continue
+        st = p.stat()
+        h[str(p.relative_to(d))] = (hashlib.sha256(p.read_bytes()).hexdigest(), st.st_mtime_ns)
+    return h
+
+
+def candidate(d, n):
+    return json.loads((d / "gpuopt-try" / f"candidate-{n}.json").read_text())
+
+
+def test_verdicts_for_cpu_candidates(tmp_path):
+    d = project(tmp_path)
+    before = digest_tree(d)
+    r = run("try", "--python", PY, cwd=d, timeout=300)
+    assert r.rc == 0, r  # one candidate is kept
+    lines = {l.split()[1] if l.split()[0] in ("keep", "revise", "reject") else "": l
+             for l in r.out.splitlines() if l.startswith("  ")}
+    assert r.out.count("\n  ") == 3, r
+    out = r.out
+    assert "keep        vectorized" in out, r
+    assert "reject      pure python  [the algorithm] slower than the baseline" in out, r
+    assert "reject      float16      [wrong output] its outputs differ from the reference: norms.npy:" in out, r
+    # progress on stderr, one line per step
+    assert "gpuopt try: baseline: /usr/bin/python3 norms.py 60000" in r.err
+    assert "gpuopt try: vectorized: benchmarking against the baseline" in r.err
+    # the results directory: one JSON per step
+    res = d / "gpuopt-try"
+    for f in ("contract.json", "environment.json", "scan.json", "baseline.json", "verdict.json",
+              "candidate-1.json", "candidate-2.json", "candidate-3.json", "reference/norms.npy"):
+        assert (res / f).exists(), f
+    c1, c2, c3 = candidate(d, 1), candidate(d, 2), candidate(d, 3)
+    assert c1["verdict"]["verdict"] == "keep" and c1["bench_summary"]["verdict"] == "faster"
+    assert c1["bench_summary"]["lo"] > 1.05
+    assert c2["verdict"] == {"verdict": "reject", "factor": "the algorithm",
+                             "reason": c2["verdict"]["reason"]}
+    assert c2["bench_summary"]["hi"] < 1 / 1.05
+    # the wrong one is never benchmarked
+    assert c3["verdict"]["factor"] == "wrong output" and "bench" not in c3
+    assert c3["verify"][0]["result"] == "fail"
+    assert c3["verify"][0]["report"]["items"][0]["mismatches"] > 59000
+    # the environment describes the baseline's own interpreter
+    env = json.loads((res / "environment.json").read_text())
+    assert env["python"]["interpreter"] == PY and env["python"]["packages"]["numpy"]
+    # nothing of the user's was touched; each run had its own directory
+    assert digest_tree(d) == before
+    assert not (d / "norms.npy").exists()
+    assert (res / "runs" / "baseline" / "norms.npy").exists()
+    assert (res / "runs" / "candidate-3" / "norms.npy").exists()
+    v = json.loads((res / "verdict.json").read_text())
+    assert [c["verdict"] for c in v["candidates"]] == ["keep", "reject", "reject"]
+
+    # a second run resumes from the saved steps, without running anything
+    t0 = time.monotonic()
+    r2 = run("try", "--python", PY, "-q", cwd=d, timeout=60)
+    assert r2.rc == 0 and time.monotonic() - t0 < 5, r2
+    assert "(6 steps taken from the earlier run's results; --fresh starts over)" in r2.out
+    assert r2.err == ""
+    # a changed contract starts over
+    (d / "gpuopt.toml").write_text(CONTRACT.replace('"{PY} norms_slow.py 60000"', "x")
+                                   .replace("min_runs = 5", "min_runs = 5\nmax_runs = 6")
+                                   .replace(f'{{name = "float16", command = "{PY} norms_wrong.py 60000"}},', ""))
+    r3 = run("try", "--python", PY, cwd=d, timeout=300)
+    assert r3.rc == 0, r3
+    assert "the contract changed since the results" in r3.err
+    assert not (res / "candidate-3.json").exists()
+
+
+def test_interrupted_try_resumes(tmp_path):
+    d = project(tmp_path, CONTRACT.replace("max_time = 4", "max_time = 30").replace("min_runs = 5", "min_runs = 200"))
+    import signal
+    import subprocess
+    env = dict(os.environ)
+    p = subprocess.Popen([str(run.__globals__["BINARY"]), "try", "--python", PY], cwd=d, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # wait until the first benchmark is under way, then interrupt
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (d / "gpuopt-try" / "candidate-1.json").exists():
+        time.sleep(0.1)
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 1, (out, err)
+    assert "interrupted while benchmarking vectorized; run again to resume" in err
+    c1 = candidate(d, 1)
+    assert "verify" in c1 and "verdict" not in c1  # the finished steps were kept
+    # no run of the interrupted benchmark is left behind
+    assert not any((d / "gpuopt-try" / "runs").glob("*-bench*"))
+
+
+def test_outputs_found_when_not_declared(tmp_path):
+    d = project(tmp_path, f'baseline = "{PY} norms.py 2000"\ncandidates = ["{PY} norms_wrong.py 2000"]\n'
+                          "min_runs = 3\nmax_time = 1\n")
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc == 1, r  # nothing kept
+    assert "baseline: no outputs declared; comparing the 1 file it wrote" in r.err
+    assert json.loads((d / "gpuopt-try" / "baseline.json").read_text())["outputs"] == ["norms.npy"]
+    assert "[wrong output]" in r.out
+
+
+@pytest.mark.parametrize("contract, message", [
+    ('baselin = "x"\n', "gpuopt.toml: 'baselin': unknown key (did you mean 'baseline'?)"),
+    ('baseline = 3\n', "gpuopt.toml: 'baseline' must be a non-empty string"),
+    ('baseline = "x"\n[tolerance]\nrtol = -1\n', "gpuopt.toml: 'tolerance.rtol' = -1 makes no sense: it must be from 0 to 1"),
+    ('baseline = "x"\n[tolerance]\nrtol = 1e-5\nulp = 2\n', "'ulp' replaces 'rtol' / 'atol': give one or the other"),
+    ('baseline = "x"\noutputs = [{pth = "a.npy"}]\n', "gpuopt.toml: outputs[0]: 'pth': unknown key (did you mean 'path'?)"),
+    ('baseline = "x"\noutputs = ["../a.npy"]\n', "outputs[0]: '../a.npy': give a path inside the run directory"),
+    ('baseline = "x"\nmetric = "cpu"\n', "metric 'cpu' is not supported"),
+    ('baseline = "x"\nmin_runs = 10\nmax_runs = 3\n', "'max_runs' = 3 is below 'min_runs' = 10"),
+    ('baseline = "x"\naccelerators = ["cuda"]\n', "accelerators[0]: 'cuda' is not one of"),
+    ('baseline = "x\n', "gpuopt.toml: not valid TOML:"),
+    ('min_runs = 3\n', "no baseline: give SCRIPT, --baseline CMD, or 'baseline'"),
+])
+def test_contract_errors_name_the_key_and_file(tmp_path, contract, message):
+    d = project(tmp_path, contract)
+    r = run("try", "--python", PY, cwd=d)
+    assert r.rc == 2, r
+    assert r.err.startswith("gpuopt: try: "), r
+    assert message in r.err, r
+    assert not (d / "gpuopt-try" / "baseline.json").exists()
+
+
+def test_contract_in_pyproject(tmp_path):
+    d = project(tmp_path, '[project]\nname = "x"\n\n[tool.gpuopt]\n'
+                          f'baseline = "{PY} norms.py 2000"\noutputs = ["norms.npy"]\n'
+                          f'candidates = ["{PY} norms_fast.py 2000"]\nmin_runs = 3\nmax_time = 1\n',
+                name="pyproject.toml")
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    c = json.loads((d / "gpuopt-try" / "contract.json").read_text())["contract"]
+    assert c["file"].endswith("pyproject.toml") and c["outputs"][0]["path"] == "norms.npy"
+
+
+def test_declared_output_the_baseline_does_not_write(tmp_path):
+    d = project(tmp_path, f'baseline = "{PY} norms.py 200"\noutputs = ["norms.npy", "labels.npy"]\n'
+                          f'candidates = ["{PY} norms_fast.py 200"]\n')
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc == 2, r
+    assert "gpuopt.toml: outputs[1] 'labels.npy': the baseline did not write it" in r.err, r
+
+
+def test_failing_baseline(tmp_path):
+    d = project(tmp_path, f'baseline = "{PY} norms.py not-a-number"\ncandidates = ["{PY} norms_fast.py"]\n')
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc == 2, r
+    assert "the baseline '/usr/bin/python3 norms.py not-a-number' failed: exited with status 1: ValueError: invalid literal" in r.err, r
+
+
+SKLEARN = """import numpy as np
+from sklearn.linear_model import Ridge
+rng = np.random.default_rng(0)
+x = rng.standard_normal((500, 8)); y = x @ np.arange(8.0)
+np.save("coef.npy", Ridge(alpha=1.0).fit(x, y).coef_)
+"""
+
+
+def test_accelerator_that_applies_but_is_not_installed(tmp_path):
+    """scikit-learn code: cuml.accel applies; Debian's Python has no cuML, so
+    try says so with the install command, and tries the user's candidate."""
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "fit.py").write_text(SKLEARN)
+    (d / "gpuopt.toml").write_text(f'baseline = "{PY} fit.py"\nmin_runs = 3\nmax_time = 1\n')
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc == 1, r
+    assert "unavailable cuml.accel" in " ".join(r.out.split()), r
+    assert "install it with: pip install --extra-index-url=https://pypi.nvidia.com cuml-cu13" in r.out, r
+    c = candidate(d, 1)
+    assert c["kind"] == "accelerator" and c["command"] == f"{PY} -m cuml.accel fit.py"
+    assert c["observe_command"] == f"{PY} -m cuml.accel -v fit.py"
+    # none applies and none is given: a clear error
+    (d / "plain.py").write_text("import numpy as np\nnp.save('a.npy', np.ones(3))\n")
+    r = run("try", "--python", PY, "--fresh", "--baseline", f"{PY} plain.py", cwd=d, timeout=60)
+    assert r.rc == 2 and "nothing to try: no accelerator applies to plain.py" in r.err, r
+
+
+def test_init_writes_a_starter_that_try_reads(tmp_path):
+    d = project(tmp_path, None)
+    r = run("try", "--init", d / "norms.py")
+    assert r.rc == 0, r
+    text = (d / "gpuopt.toml").read_text()
+    assert 'baseline = "python3 norms.py"' in text and 'outputs = ["norms.npy"]' in text
+    assert 'accelerators = "auto"' in text
+    r = run("try", "--init", d / "norms.py")
+    assert r.rc == 2 and "exists: give --force to replace it" in r.err, r
+    assert run("try", "--init", d / "norms.py", "--force").rc == 0
+    # what it wrote is a contract try accepts (here with a CPU candidate added)
+    (d / "gpuopt.toml").write_text(text.replace("python3", PY) + f'candidates = ["{PY} norms_fast.py"]\n'
+                                   .replace("min_runs = 10", "min_runs = 3")
+                                   + "")
+    r = run("try", "--python", PY, "--max-time", "1", "--min-runs", "3", cwd=d, timeout=180)
+    assert r.rc in (0, 1), r
+    assert "candidate" in r.out
+
+
+def test_usage_errors():
+    r = run("try", "--min-runs", "0")
+    assert r.rc == 2 and "--min-runs: '0' is not a number from 1 to 100000" in r.err
+    r = run("try", "a.py", "b.py")
+    assert r.rc == 2 and "give at most one SCRIPT" in r.err
+    r = run("try", "--force")
+    assert r.rc == 2 and "-o / --force go with --init" in r.err
+    r = run("try", "--bogus")
+    assert r.rc == 2 and "unknown option '--bogus'" in r.err
