@@ -284,6 +284,24 @@ def test_output_symlink_is_followed(tmp_path):
     assert r.rc == 0 and link.is_symlink() and json.loads(target.read_text())["schema"], r
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
+def test_output_to_a_device_is_written_in_place(tmp_path):
+    # `-o /dev/null` as root used to rename the report over the device node
+    dev = tmp_path / "null"
+    os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    src = tmp_path / "a.py"
+    src.write_text("import numpy as np\nx = np.fft.fft(np.ones(8))\n")
+    for args in (["scan", "-f", "json", "-o", dev, src], ["verify", "-o", dev, src.with_suffix(".npy"),
+                                                          src.with_suffix(".npy")],
+                 ["bench", "-r", "5", *FAST, "--export-csv", dev, "true"]):
+        if args[0] == "verify":
+            np.save(src.with_suffix(".npy"), np.arange(3.0))
+        r = run(*args)
+        assert r.rc == 0, r
+        assert stat.S_ISCHR(dev.stat().st_mode), args
+    assert [p.name for p in tmp_path.iterdir() if ".tmp." in p.name] == []
+
+
 # ---- 10. no command left running when gpuopt goes ----
 
 def reap(pids):
