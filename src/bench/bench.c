@@ -162,7 +162,10 @@ void bench_result_free(struct bench_result *r)
 			command_free(&grp->cmds[i]);
 		}
 		free(grp->cmds);
+		for (size_t i = 0; grp->cmp && i + 1 < grp->ncmds; i++)
+			free(grp->cmp[i].why);
 		free(grp->cmp);
+		free(grp->median_why);
 		if (grp->param_values)
 			for (size_t k = 0; k < r->set->nparams; k++)
 				free(grp->param_values[k]);
@@ -256,6 +259,7 @@ struct ctx {
 	bool progress;
 	double last_progress;
 	enum bench_status rc; /* what went wrong, once something did */
+	bool cleanup_failed;  /* a --cleanup failed after its group was measured */
 };
 
 static double now_s(void)
@@ -277,7 +281,8 @@ static int capture_fd(void)
 	return fd;
 }
 
-/* Prints the last lines of what the failed run wrote to stderr. */
+/* Prints the last lines of what the failed run wrote to stderr; a NUL
+ * byte is shown as \0 (it does not end the text). */
 static void show_stderr(int fd)
 {
 	off_t size = lseek(fd, 0, SEEK_END);
@@ -286,14 +291,13 @@ static void show_stderr(int fd)
 		return;
 	}
 	off_t start = size > 8192 ? size - 8192 : 0;
-	char buf[8193];
+	char buf[8192];
 	ssize_t n = pread(fd, buf, (size_t)(size - start), start);
 	if (n <= 0)
 		return;
-	buf[n] = '\0';
 	/* the last 20 lines */
 	int lines = 0;
-	char *p = buf + n;
+	const char *end = buf + n, *p = end;
 	if (p > buf && p[-1] == '\n')
 		p--;
 	while (p > buf && lines < 20) {
@@ -304,21 +308,26 @@ static void show_stderr(int fd)
 	if (*p == '\n')
 		p++;
 	fprintf(stderr, "gpuopt: bench: its stderr%s:\n", start > 0 || p > buf ? " ended with" : " was");
-	for (char *line = p; *line; ) {
-		char *end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		fprintf(stderr, "  | %s\n", line);
-		if (!end)
-			break;
-		line = end + 1;
+	if (end > buf && end[-1] == '\n')
+		end--;
+	fputs("  | ", stderr);
+	for (; p < end; p++) {
+		if (*p == '\n')
+			fputs("\n  | ", stderr);
+		else if (*p == '\0')
+			fputs("\\0", stderr);
+		else
+			fputc(*p, stderr);
 	}
+	fputc('\n', stderr);
 }
 
 static void report_failure(struct ctx *c, const char *what, const char *text, const struct run_result *r)
 {
 	if (c->progress)
 		fputs("\r\033[K", stderr);
+	if (!c->res->failed_step)
+		c->res->failed_step = what[0] == '-' ? what : "run";
 	if (r->spawn_errno) {
 		diag_error("bench: %s '%s' could not be started: %s", what, text, strerror(r->spawn_errno));
 		c->rc = BENCH_CANNOT_START;
@@ -487,12 +496,14 @@ static const char *should_stop(struct ctx *c, struct bench_group *g, size_t roun
 			       size_t *next_check)
 {
 	const struct bench_settings *s = c->set;
+	/* --max-time ends the first round past it, before the default
+	 * --min-runs; a --min-runs / --runs given is honoured */
+	if (s->max_time_s > 0 && elapsed >= s->max_time_s && (!s->min_runs_set || rounds >= s->min_runs))
+		return "max-time";
 	if (rounds < s->min_runs)
 		return NULL;
 	if (s->max_runs && rounds >= s->max_runs)
 		return s->max_runs == s->min_runs ? "runs" : "max-runs";
-	if (s->max_time_s > 0 && elapsed >= s->max_time_s)
-		return "max-time";
 	for (size_t i = 0; i < g->ncmds; i++)
 		if (g->cmds[i].measured_s < s->min_time_s)
 			return NULL;
@@ -527,9 +538,14 @@ static bool first_with_text(const struct bench_group *g, size_t i, size_t offset
 	return true;
 }
 
+/* Measures group g: setup, warm-up, rounds until the stop rule, cleanup.
+ * True when its rounds ran to the end (a failed --cleanup after them is
+ * c->cleanup_failed); false when a run, --prepare or --setup failed or a
+ * signal came. */
 static bool run_group(struct ctx *c, struct bench_group *g)
 {
 	const struct bench_settings *s = c->set;
+	double begin = now_s();
 	size_t *order = xcalloc(g->ncmds, sizeof *order);
 	g->cmp = xcalloc(g->ncmds > 1 ? g->ncmds - 1 : 1, sizeof *g->cmp);
 	bool ok = true;
@@ -567,10 +583,11 @@ static bool run_group(struct ctx *c, struct bench_group *g)
 			if (g->cmds[i].cleanup &&
 			    first_with_text(g, i, offsetof(struct bench_command, cleanup_text)) &&
 			    !run_aux(c, g->cmds[i].cleanup, g->cmds[i].cleanup_text, "--cleanup", g->cmds[i].cwd))
-				ok = false;
+				c->cleanup_failed = true;
 	}
+	g->total_s = now_s() - begin;
 	free(order);
-	return ok;
+	return ok && !runner_interrupted();
 }
 
 /* ---- statistics and warnings ---- */
@@ -676,6 +693,54 @@ static void summarize_command(const struct ctx *c, struct bench_command *cmd)
 	free(rss);
 }
 
+/* Why the runs of commands a (and b, if not NULL) cannot give an
+ * interval or a verdict, or NULL when they can: failed runs (their time
+ * says nothing about the work), a median of zero once the shell's start-up
+ * is taken off, too few rounds. Owned. */
+static char *no_conclusion(const struct ctx *c, const struct bench_group *g,
+			   const struct bench_command *a, const struct bench_command *b, size_t pairs)
+{
+	const struct bench_command *both[2] = {a, b};
+	for (int k = 0; k < 2; k++) {
+		const struct bench_command *x = both[k];
+		if (x && x->failed)
+			return xasprintf("%zu of %zu measured runs of '%s' failed (--ignore-failure counted them): "
+					 "the time of a failed run says nothing about the work", x->failed,
+					 x->measured, x->name);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct bench_command *x = both[k];
+		/* with --shell: what is left once the start-up is taken off must
+		 * stand out of the start-up's own noise */
+		if (!x)
+			continue;
+		double floor = c->res->shell_calibrated ? c->res->shell_noise_s : 0;
+		size_t zero = 0;
+		for (size_t i = 0; i < x->nruns; i++)
+			zero += !x->runs[i].warmup && !(x->runs[i].wall_s > 0);
+		if (!(x->wall.median > floor) || (double)zero >= 0.05 * (double)x->measured) {
+			char *m = bench_format_seconds(x->wall.median), *f = bench_format_seconds(floor);
+			char *left = zero ? xasprintf("%zu of %zu runs come to 0 or less", zero, x->measured)
+				   : xasprintf("what is left (median %s) is within the start-up's own noise (%s)",
+					       m, f);
+			char *why = c->res->shell_calibrated
+				    ? xasprintf("'%s' took no longer than the shell's own start-up, which is "
+						"subtracted: %s; time a larger workload, or drop --shell", x->name, left)
+				    : xasprintf("the median time of '%s' is 0", x->name);
+			free(left);
+			free(m);
+			free(f);
+			return why;
+		}
+	}
+	if (pairs < BENCH_MIN_PAIRS)
+		return xasprintf("only %zu round%s: too few for a 95%% interval (at least %d; the default "
+				 "--min-runs is 10)%s", pairs, pairs == 1 ? "" : "s", BENCH_MIN_PAIRS,
+				 g->stop_reason && strcmp(g->stop_reason, "max-time") == 0
+				 ? "; --max-time ended it: raise it, or give --min-runs" : "");
+	return NULL;
+}
+
 static void conclude_group(const struct ctx *c, struct bench_group *g)
 {
 	const struct bench_settings *s = c->set;
@@ -683,9 +748,20 @@ static void conclude_group(const struct ctx *c, struct bench_group *g)
 		summarize_command(c, &g->cmds[i]);
 	compare_all(c, g, s->resamples);
 	double up = 1 + s->min_effect, down = 1 / up;
+	bool concluded = g->ncmds > 1;
 	for (size_t i = 0; i + 1 < g->ncmds; i++) {
 		struct bench_comparison *cmp = &g->cmp[i];
 		const struct interval *iv = &cmp->speedup;
+		cmp->why = no_conclusion(c, g, &g->cmds[0], &g->cmds[cmp->candidate], cmp->pairs);
+		if (!cmp->why && !(isfinite(iv->estimate) && isfinite(iv->lo) && isfinite(iv->hi) && iv->lo > 0))
+			cmp->why = xstrdup("the interval is not finite: some resampled medians are 0 (time a "
+					   "larger workload)");
+		if (cmp->why) {
+			cmp->verdict = "cannot conclude";
+			cmp->conclusive = false;
+			concluded = false;
+			continue;
+		}
 		if (iv->lo > up) {
 			cmp->verdict = "faster";
 			cmp->conclusive = true;
@@ -701,19 +777,100 @@ static void conclude_group(const struct ctx *c, struct bench_group *g)
 				 "(stopped by --%s)", g->cmds[cmp->candidate].name, 100 * cmp->half_width,
 			     100 * s->precision, g->stop_reason ? g->stop_reason : "?");
 	}
-	if (g->rounds < 10)
-		warn(&g->warnings, "only %zu round%s: a bootstrap interval from so few runs is rough; "
-			 "use at least 10 (--min-runs)", g->rounds, g->rounds == 1 ? "" : "s");
 	if (g->ncmds == 1) {
+		g->median_why = no_conclusion(c, g, &g->cmds[0], NULL, g->rounds);
+		concluded = !g->median_why;
 		double hw = half_width(&g->median_ci);
-		if (hw > s->precision && strcmp(g->stop_reason ? g->stop_reason : "", "precision"))
+		if (concluded && hw > s->precision && strcmp(g->stop_reason ? g->stop_reason : "", "precision"))
 			warn(&g->warnings, "the median's interval is +/-%.1f%%, wider than --precision %.3g%% "
 				 "(stopped by --%s)", 100 * hw, 100 * s->precision,
 			     g->stop_reason ? g->stop_reason : "?");
 	}
+	if (g->rounds < 10 && (concluded || g->rounds >= BENCH_MIN_PAIRS))
+		warn(&g->warnings, "only %zu round%s: a bootstrap interval from so few runs is rough; "
+			 "use at least 10 (--min-runs)", g->rounds, g->rounds == 1 ? "" : "s");
 }
 
 /* ---- the whole session ---- */
+
+/* True when the program name is a Python interpreter: python, python3,
+ * python3.12, pypy3 ... (the base name). */
+static bool is_python(const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	const char *rest = str_starts_with(base, "python") ? base + 6 : str_starts_with(base, "pypy") ? base + 4 : NULL;
+	if (!rest)
+		return false;
+	for (; *rest; rest++)
+		if (!((*rest >= '0' && *rest <= '9') || *rest == '.'))
+			return false;
+	return true;
+}
+
+/* The Python a command runs, or NULL (owned): its program, or the program
+ * after `env` and its options and NAME=value words; with --shell, of the
+ * command line's first simple command. */
+static char *python_of_command(const struct bench_settings *s, const struct bench_command *cmd)
+{
+	char **words = cmd->argv, **split = NULL;
+	if (s->shell) {
+		char *why = NULL;
+		split = shell_split(cmd->text, NULL, &why);
+		free(why);
+		if (!split)
+			return NULL;
+		words = split;
+	}
+	size_t i = 0;
+	const char *b = strrchr(words[0], '/');
+	if (strcmp(b ? b + 1 : words[0], "env") == 0)
+		for (i = 1; words[i] && (words[i][0] == '-' || strchr(words[i], '=')); i++)
+			;
+	char *py = words[i] && is_python(words[i]) ? xstrdup(words[i]) : NULL;
+	shell_words_free(split);
+	return py;
+}
+
+/* The interpreter the environment record describes, as a command line
+ * (owned), and *by saying who chose it: --python; else the Python the
+ * commands run (the first one that runs one, in the order given); else
+ * python3 from PATH. *others: how many other interpreters the commands run. */
+static char *record_python(const struct bench_settings *s, const struct bench_result *res,
+			   char **by, struct ptrvec *others)
+{
+	if (s->python) {
+		*by = xstrdup("--python");
+		return xstrdup(s->python);
+	}
+	char *chosen = NULL;
+	for (size_t g = 0; g < res->ngroups; g++)
+		for (size_t i = 0; i < res->groups[g].ncmds; i++) {
+			char *py = python_of_command(s, &res->groups[g].cmds[i]);
+			if (!py)
+				continue;
+			if (!chosen) {
+				chosen = py;
+				*by = xasprintf("the command '%s'", res->groups[g].cmds[i].name);
+				continue;
+			}
+			bool known = strcmp(py, chosen) == 0;
+			for (size_t k = 0; k < others->len && !known; k++)
+				known = strcmp(others->items[k], py) == 0;
+			if (known)
+				free(py);
+			else
+				ptrvec_push(others, py);
+		}
+	if (chosen) {
+		struct buf b = {0};
+		shell_quote(&b, chosen, 1);
+		free(chosen);
+		return buf_steal(&b);
+	}
+	*by = xstrdup("the default (python3 on PATH; no command runs a Python)");
+	return xstrdup("python3");
+}
 
 static bool calibrate_shell(struct ctx *c)
 {
@@ -732,8 +889,10 @@ static bool calibrate_shell(struct ctx *c)
 		struct run_result r;
 		runner_run(argv, &io, c->set->timeout_s, &r);
 		if (!run_ok(&r) || runner_interrupted()) {
-			if (!runner_interrupted())
+			if (!runner_interrupted()) {
+				c->res->failed_step = "--shell";
 				report_failure(c, "the empty shell run", "sh -c ''", &r);
+			}
 			ok = false;
 			break;
 		}
@@ -747,6 +906,9 @@ static bool calibrate_shell(struct ctx *c)
 		c->res->shell_calibrated = true;
 		c->res->shell_runs = n;
 		c->res->shell_wall_s = stats_median(wall, n);
+		struct summary sw;
+		stats_summarize(wall, n, &sw);
+		c->res->shell_noise_s = 1.4826 * sw.mad;
 		c->res->shell_user_s = stats_median(user, n);
 		c->res->shell_sys_s = stats_median(sys, n);
 	}
@@ -842,7 +1004,20 @@ struct bench_result *bench_run(const struct bench_settings *s, char *const *comm
 	/* The environment first: the GPU query forks, so before any thread. */
 	json_t *gpu = gpuinfo_query(20);
 	json_t *host = sysinfo_host();
-	json_t *python = sysinfo_python(s->python, 30);
+	char *by = NULL;
+	struct ptrvec others = {0};
+	char *py = record_python(s, res, &by, &others);
+	json_t *python = sysinfo_python(py, 30);
+	json_object_set_new(python, "chosen_by", json_string(by));
+	json_t *oth = json_array();
+	for (size_t i = 0; i < others.len; i++) {
+		json_array_append_new(oth, json_string(others.items[i]));
+		free(others.items[i]);
+	}
+	json_object_set_new(python, "other_interpreters", oth);
+	ptrvec_free(&others);
+	free(py);
+	free(by);
 	res->env = json_pack("{s:o, s:o, s:o}", "host", host, "python", python, "gpu", gpu);
 	if (json_is_true(json_object_get(gpu, "found"))) {
 		c.sampler = gpu_sampler_new(BENCH_GPU_INTERVAL_MS);
@@ -853,23 +1028,29 @@ struct bench_result *bench_run(const struct bench_settings *s, char *const *comm
 	c.rc = BENCH_OK;
 
 	bool ok = !s->shell || calibrate_shell(&c);
-	for (size_t g = 0; g < res->ngroups && ok; g++)
+	for (size_t g = 0; g < res->ngroups && ok; g++) {
 		ok = run_group(&c, &res->groups[g]);
+		if (ok)
+			res->nmeasured = g + 1;
+		if (c.cleanup_failed && !s->ignore_failure)
+			break; /* the next setup may depend on it */
+	}
 	if (c.progress)
 		fputs("\r\033[K", stderr);
 	res->rss_floor_kib = runner_floor_rss_kib();
 	res->duration_s = now_s() - t0;
+	/* what was measured to the end is concluded, whatever came after */
+	for (size_t g = 0; g < res->nmeasured; g++)
+		conclude_group(&c, &res->groups[g]);
 	if (runner_interrupted()) {
 		res->status = BENCH_INTERRUPTED;
-		goto out;
-	}
-	if (!ok) {
+		res->signal = runner_interrupt_signal();
+	} else if (!ok)
 		res->status = c.rc == BENCH_OK ? BENCH_RUN_FAILED : c.rc;
-		goto out;
-	}
-	for (size_t g = 0; g < res->ngroups; g++)
-		conclude_group(&c, &res->groups[g]);
-	res->status = BENCH_OK;
+	else if (c.cleanup_failed)
+		res->status = BENCH_CLEANUP_FAILED;
+	else
+		res->status = BENCH_OK;
 out:
 	gpu_sampler_free(c.sampler);
 	close_streams(&c);

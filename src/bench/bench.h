@@ -26,6 +26,7 @@
 #define BENCH_SHELL_CALIBRATION_RUNS 50
 #define BENCH_CHECK_RESAMPLES 2000     /* resamples for the stop rule's interval */
 #define BENCH_GPU_INTERVAL_MS 10
+#define BENCH_MIN_PAIRS 5              /* fewer rounds: no interval, the verdict cannot conclude */
 #define MAX_PARAM_VALUES 100000       /* values of one parameter, and combinations of all */
 
 enum output_mode { OUTPUT_NULL, OUTPUT_INHERIT, OUTPUT_FILE };
@@ -52,7 +53,8 @@ struct bench_settings {
 	const char *output_file;
 	double timeout_s;                       /* 0: none */
 	bool ignore_failure, fail_on_slower;
-	const char *python;
+	bool min_runs_set;                      /* --min-runs / --runs given: honoured over --max-time */
+	const char *python;                     /* NULL: the commands' own Python, else python3 */
 	const char *export_json, *export_csv, *export_markdown; /* for the caller; unused by bench_run */
 	bool progress;                          /* a progress line on stderr (a terminal) */
 	char *const *cwds;                      /* per command line, the directory its runs
@@ -61,13 +63,16 @@ struct bench_settings {
 };
 
 /* How a bench_run ended. Every case but BENCH_OK has been said on stderr
- * (the command, why, and a failed run's last stderr lines). */
+ * (the command, why, and a failed run's last stderr lines). Whatever the
+ * status, the groups before nmeasured were measured to the end and are
+ * concluded: what was measured can still be reported and exported. */
 enum bench_status {
 	BENCH_OK,            /* every group measured and concluded */
 	BENCH_BAD_COMMAND,   /* a command could not be split or is not found; nothing ran */
 	BENCH_CANNOT_START,  /* a command could not be started (exec failed) */
-	BENCH_RUN_FAILED,    /* a run, --prepare, --setup or --cleanup failed, without --ignore-failure */
-	BENCH_INTERRUPTED,   /* SIGINT / SIGTERM: the running command was killed */
+	BENCH_RUN_FAILED,    /* a run, --prepare or --setup failed, without --ignore-failure */
+	BENCH_CLEANUP_FAILED,/* every run done, but a --cleanup failed */
+	BENCH_INTERRUPTED,   /* a signal (SIGINT, SIGTERM, SIGHUP...): the running command was stopped */
 };
 
 struct bench_run {
@@ -111,7 +116,8 @@ struct bench_comparison {
 	size_t candidate;            /* index into the group's commands (baseline is 0) */
 	struct interval speedup;     /* baseline median / candidate median */
 	size_t pairs;
-	const char *verdict;         /* "faster", "slower", "no difference" */
+	const char *verdict;         /* "faster", "slower", "no difference", "cannot conclude" */
+	char *why;                   /* "cannot conclude": why not (owned), else NULL */
 	bool conclusive;             /* the interval lies wholly on one side of the thresholds */
 	double half_width;           /* max(hi/est - 1, 1 - lo/est) */
 };
@@ -122,32 +128,41 @@ struct bench_group {
 	char **param_values;         /* values shared by all commands, or NULL */
 	struct bench_comparison *cmp; /* ncmds - 1 */
 	struct interval median_ci;   /* one command alone: its median's interval */
+	char *median_why;            /* one command: why there is no interval (owned), or NULL */
 	size_t rounds;
-	double elapsed_s;
+	double elapsed_s;            /* the measured rounds (what --max-time counts) */
+	double total_s;              /* setup, warm-up, rounds and cleanup */
 	const char *stop_reason;
 	struct ptrvec warnings;
 };
 
 struct bench_result {
 	enum bench_status status;
+	int signal;                  /* BENCH_INTERRUPTED: the signal that came */
 	const struct bench_settings *set; /* borrowed from the caller */
 	struct bench_group *groups;
 	size_t ngroups;
+	size_t nmeasured;            /* groups measured to the end and concluded (all, with BENCH_OK) */
+	const char *failed_step;     /* what failed: "run", "--prepare", "--setup", "--cleanup", or NULL */
 	size_t ndev;                 /* GPUs sampled during runs (0: none) */
-	json_t *env;                 /* {host, python, gpu} */
+	json_t *env;                 /* {host, python, gpu}; python.chosen_by says whose */
 	char *started_at;            /* ISO 8601 UTC */
 	double duration_s;
 	char *invocation;            /* the gpuopt command line, quoted (owned; set by the caller) */
 	long rss_floor_kib;          /* gpuopt's resident size: lowest visible peak RSS */
 	bool shell_calibrated;
 	size_t shell_runs;
+	double shell_noise_s;        /* 1.4826 * MAD of the empty shell's wall times */
 	double shell_wall_s, shell_user_s, shell_sys_s;
 };
 
 /* Runs the benchmark of commands (command lines, with {VAR} of s's
  * parameters) under s, which must outlive the result. Never NULL: the
  * caller reads status, and frees the result with bench_result_free. The
- * statistics and verdicts are set only when status is BENCH_OK. */
+ * statistics and verdicts are set for the first nmeasured groups. A
+ * comparison whose data cannot give a verdict (failed runs, too few rounds,
+ * a time of zero after the shell's start-up) says "cannot conclude" and why,
+ * never a number. */
 struct bench_result *bench_run(const struct bench_settings *s, char *const *commands, size_t ncommands);
 void bench_result_free(struct bench_result *r); /* accepts NULL */
 

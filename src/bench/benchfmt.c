@@ -145,7 +145,9 @@ static char *verdict_sentence(const struct bench_result *r, const struct bench_g
 	char *label = params_label(r->set, g->param_values);
 	buf_puts(&b, label);
 	free(label);
-	if (strcmp(cmp->verdict, "faster") == 0) {
+	if (cmp->why) {
+		buf_printf(&b, "%s%s%s against %s%s%s: %s", q, cand, q, q, base, q, cmp->why);
+	} else if (strcmp(cmp->verdict, "faster") == 0) {
 		buf_printf(&b, "%s%s%s is faster than %s%s%s: speedup %.3f× (95%% CI %.3f–%.3f)", q, cand, q,
 			   q, base, q, iv->estimate, iv->lo, iv->hi);
 	} else if (strcmp(cmp->verdict, "slower") == 0) {
@@ -164,7 +166,7 @@ static char *verdict_sentence(const struct bench_result *r, const struct bench_g
 
 static void print_verdicts(FILE *out, const struct bench_result *r)
 {
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		for (size_t i = 0; i + 1 < g->ncmds; i++) {
 			char *v = verdict_sentence(r, g, &g->cmp[i], false);
@@ -173,10 +175,14 @@ static void print_verdicts(FILE *out, const struct bench_result *r)
 		}
 		if (g->ncmds == 1) {
 			char *label = params_label(r->set, g->param_values);
-			char *m = bench_format_seconds(g->median_ci.estimate);
+			char *m = bench_format_seconds(g->cmds[0].wall.median);
 			char *lo = bench_format_seconds(g->median_ci.lo), *hi = bench_format_seconds(g->median_ci.hi);
-			fprintf(out, "one command: %s'%s' takes %s (median; 95%% CI %s – %s); give a candidate to "
-				"compare\n", label, g->cmds[0].name, m, lo, hi);
+			if (g->median_why)
+				fprintf(out, "one command: %s'%s': cannot conclude: %s (median of %zu runs %s)\n", label,
+					g->cmds[0].name, g->median_why, g->cmds[0].measured, m);
+			else
+				fprintf(out, "one command: %s'%s' takes %s (median; 95%% CI %s – %s); give a candidate "
+					"to compare\n", label, g->cmds[0].name, m, lo, hi);
 			free(label);
 			free(m);
 			free(lo);
@@ -222,7 +228,7 @@ static void env_text(struct buf *b, const struct bench_result *r, const char *bu
 	/* python */
 	buf_printf(b, "%sPython: ", bullet);
 	if (!json_is_true(json_object_get(py, "found")) || !jstr(py, "version")) {
-		buf_printf(b, "%s: %s\n", jstr(py, "interpreter"), jstr(py, "error") ? jstr(py, "error") : "absent");
+		buf_printf(b, "%s: %s", jstr(py, "interpreter"), jstr(py, "error") ? jstr(py, "error") : "absent");
 	} else {
 		buf_printf(b, "%s (%s)", jstr(py, "version"), jstr(py, "executable") ? jstr(py, "executable") : "?");
 		const json_t *pk = json_object_get(py, "packages");
@@ -230,8 +236,19 @@ static void env_text(struct buf *b, const struct bench_result *r, const char *bu
 		json_t *ver;
 		json_object_foreach((json_t *)pk, name, ver)
 			buf_printf(b, ", %s %s", name, json_is_string(ver) ? json_string_value(ver) : "absent");
-		buf_putc(b, '\n');
 	}
+	if (jstr(py, "chosen_by"))
+		buf_printf(b, "; the interpreter of %s", jstr(py, "chosen_by"));
+	const json_t *oth = json_object_get(py, "other_interpreters");
+	if (json_array_size(oth)) {
+		buf_puts(b, "; the commands also run");
+		size_t k;
+		const json_t *o;
+		json_array_foreach(oth, k, o)
+			buf_printf(b, "%s %s", k ? "," : "", json_string_value(o));
+		buf_puts(b, ", not described (--python chooses)");
+	}
+	buf_putc(b, '\n');
 	/* gpu */
 	buf_printf(b, "%sGPU: ", bullet);
 	if (!json_is_true(json_object_get(gpu, "found"))) {
@@ -388,7 +405,7 @@ static void print_group(FILE *out, const struct bench_result *r, const struct be
 void bench_print_text(FILE *out, const struct bench_result *r)
 {
 	print_verdicts(out, r);
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		fputc('\n', out);
 		if (g->param_values) {
@@ -398,8 +415,9 @@ void bench_print_text(FILE *out, const struct bench_result *r)
 			fputs(":\n", out);
 		}
 		print_group(out, r, g);
-		fprintf(out, "  Stopped after %zu round%s in %.1f s: %s.\n", g->rounds, g->rounds == 1 ? "" : "s",
-			g->elapsed_s, stop_text(g->stop_reason));
+		fprintf(out, "  Stopped after %zu round%s in %.1f s of measuring (%.1f s in all, with setup, "
+			"warm-up and cleanup): %s.\n", g->rounds, g->rounds == 1 ? "" : "s", g->elapsed_s,
+			g->total_s, stop_text(g->stop_reason));
 		for (size_t i = 0; i < g->ncmds; i++)
 			for (size_t k = 0; k < g->cmds[i].warnings.len; k++)
 				fprintf(out, "  warning: %s: %s\n", g->cmds[i].name,
@@ -417,7 +435,7 @@ void bench_print_text(FILE *out, const struct bench_result *r)
 	fprintf(out, "Outliers: %s. Intervals: 95%% percentile bootstrap, %u resamples, seed %llu.\n",
 		STATS_OUTLIER_RULE, r->set->resamples, (unsigned long long)r->set->seed);
 	bool near_floor = false;
-	for (size_t gi = 0; gi < r->ngroups; gi++)
+	for (size_t gi = 0; gi < r->nmeasured; gi++)
 		for (size_t i = 0; i < r->groups[gi].ncmds; i++)
 			near_floor |= r->groups[gi].cmds[i].rss_median_kib <= 1.1 * (double)r->rss_floor_kib;
 	if (near_floor && r->rss_floor_kib > 0) {
@@ -617,17 +635,22 @@ char *bench_to_json(const struct bench_result *r)
 	json_object_set_new(doc, "invocation", json_string(r->invocation));
 	json_object_set_new(doc, "started_at", json_string(r->started_at));
 	json_object_set_new(doc, "duration_s", json_real(r->duration_s));
+	static const char *const status[] = {"ok", "bad command", "cannot start", "run failed",
+					     "cleanup failed", "interrupted"};
+	json_object_set_new(doc, "status", json_string(status[r->status]));
+	json_object_set_new(doc, "complete", json_boolean(r->nmeasured == r->ngroups));
 	json_object_set_new(doc, "settings", settings_json(r));
 	json_t *env = json_deep_copy(r->env);
 	json_object_set_new(env, "peak_rss_floor_kib", json_integer(r->rss_floor_kib));
 	json_object_set_new(doc, "environment", env);
 	json_t *groups = json_array();
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		json_t *go = json_object();
 		json_object_set_new(go, "parameters", params_json(r->set, g->param_values));
 		json_object_set_new(go, "rounds", json_integer((json_int_t)g->rounds));
 		json_object_set_new(go, "elapsed_s", json_real(g->elapsed_s));
+		json_object_set_new(go, "total_s", json_real(g->total_s));
 		json_object_set_new(go, "stop_reason", text_or_null(g->stop_reason));
 		json_t *cmds = json_array();
 		for (size_t i = 0; i < g->ncmds; i++)
@@ -636,21 +659,25 @@ char *bench_to_json(const struct bench_result *r)
 		json_t *cmps = json_array();
 		for (size_t i = 0; i + 1 < g->ncmds; i++) {
 			const struct bench_comparison *c = &g->cmp[i];
+			bool num = !c->why; /* no number where there is no verdict */
 			json_array_append_new(cmps, json_pack(
-				"{s:I, s:I, s:o, s:[o, o], s:I, s:s, s:b, s:o}", "baseline", (json_int_t)0,
-				"candidate", (json_int_t)c->candidate, "speedup", real(c->speedup.estimate),
-				"ci95", real(c->speedup.lo), real(c->speedup.hi), "pairs", (json_int_t)c->pairs,
-				"verdict", c->verdict, "conclusive", c->conclusive,
-				"half_width", real(c->half_width)));
+				"{s:I, s:I, s:o, s:[o, o], s:I, s:s, s:o, s:b, s:o}", "baseline", (json_int_t)0,
+				"candidate", (json_int_t)c->candidate,
+				"speedup", num ? real(c->speedup.estimate) : json_null(),
+				"ci95", num ? real(c->speedup.lo) : json_null(), num ? real(c->speedup.hi) : json_null(),
+				"pairs", (json_int_t)c->pairs, "verdict", c->verdict,
+				"reason", c->why ? json_string(c->why) : json_null(), "conclusive", c->conclusive,
+				"half_width", num ? real(c->half_width) : json_null()));
 		}
 		json_object_set_new(go, "comparisons", cmps);
-		if (g->ncmds == 1)
+		if (g->ncmds == 1 && !g->median_why)
 			json_object_set_new(go, "median_ci95", json_pack("{s:o, s:o, s:o}", "median",
 									 real(g->median_ci.estimate), "lo",
 									 real(g->median_ci.lo), "hi",
 									 real(g->median_ci.hi)));
 		else
 			json_object_set_new(go, "median_ci95", json_null());
+		json_object_set_new(go, "median_reason", text_or_null(g->median_why));
 		json_object_set_new(go, "warnings", strings_json(&g->warnings));
 		json_array_append_new(groups, go);
 	}
@@ -699,8 +726,8 @@ char *bench_to_csv(const struct bench_result *r)
 	buf_puts(&b, ",runs,failed_runs,median_s,mean_s,sd_s,mad_s,min_s,max_s,p5_s,p95_s,outliers,"
 		     "user_median_s,sys_median_s,peak_rss_median_kib,peak_rss_max_kib,speedup,ci95_low,"
 		     "ci95_high,verdict,gpu_memory_peak_bytes,gpu_utilization_mean_pct,"
-		     "gpu_utilization_peak_pct\n");
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+		     "gpu_utilization_peak_pct,verdict_reason\n");
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		for (size_t i = 0; i < g->ncmds; i++) {
 			const struct bench_command *c = &g->cmds[i];
@@ -723,8 +750,10 @@ char *bench_to_csv(const struct bench_result *r)
 			csv_num(&b, c->sys.median);
 			csv_num(&b, c->rss_median_kib);
 			buf_printf(&b, ",%ld", c->rss_max_kib);
-			if (i > 0) {
-				const struct bench_comparison *cmp = &g->cmp[i - 1];
+			const struct bench_comparison *cmp = i > 0 ? &g->cmp[i - 1] : NULL;
+			if (cmp && cmp->why) {
+				buf_printf(&b, ",,,,%s", cmp->verdict);
+			} else if (cmp) {
 				csv_num(&b, cmp->speedup.estimate);
 				csv_num(&b, cmp->speedup.lo);
 				csv_num(&b, cmp->speedup.hi);
@@ -740,6 +769,11 @@ char *bench_to_csv(const struct bench_result *r)
 			} else {
 				buf_puts(&b, ",,,");
 			}
+			buf_putc(&b, ',');
+			if (cmp && cmp->why)
+				csv_field(&b, cmp->why);
+			else if (!cmp && g->ncmds == 1 && g->median_why)
+				csv_field(&b, g->median_why);
 			buf_putc(&b, '\n');
 		}
 	}
@@ -767,7 +801,7 @@ char *bench_to_markdown(const struct bench_result *r)
 {
 	struct buf b = {0};
 	buf_puts(&b, "## gpuopt bench\n\n");
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		for (size_t i = 0; i + 1 < g->ncmds; i++) {
 			char *v = verdict_sentence(r, g, &g->cmp[i], true);
@@ -775,12 +809,16 @@ char *bench_to_markdown(const struct bench_result *r)
 			free(v);
 		}
 		if (g->ncmds == 1) {
-			char *m = bench_format_seconds(g->median_ci.estimate);
-			buf_printf(&b, "- one command: `%s` takes %s (median)\n", g->cmds[0].name, m);
+			char *m = bench_format_seconds(g->cmds[0].wall.median);
+			if (g->median_why)
+				buf_printf(&b, "- one command: `%s`: **cannot conclude**: %s (median %s)\n",
+					   g->cmds[0].name, g->median_why, m);
+			else
+				buf_printf(&b, "- one command: `%s` takes %s (median)\n", g->cmds[0].name, m);
 			free(m);
 		}
 	}
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t gi = 0; gi < r->nmeasured; gi++) {
 		const struct bench_group *g = &r->groups[gi];
 		buf_putc(&b, '\n');
 		if (g->param_values) {
@@ -819,6 +857,8 @@ char *bench_to_markdown(const struct bench_result *r)
 			cells[8] = format_kib(c->rss_median_kib);
 			if (i == 0) {
 				cells[9] = xstrdup("1 (baseline)");
+			} else if (g->cmp[i - 1].why) {
+				cells[9] = xstrdup("cannot conclude");
 			} else {
 				const struct interval *iv = &g->cmp[i - 1].speedup;
 				cells[9] = xasprintf("%.3f× (%.3f–%.3f) %s", iv->estimate, iv->lo, iv->hi,
@@ -830,8 +870,9 @@ char *bench_to_markdown(const struct bench_result *r)
 			}
 			buf_putc(&b, '\n');
 		}
-		buf_printf(&b, "\nStopped after %zu round%s in %.1f s: %s.\n", g->rounds,
-			   g->rounds == 1 ? "" : "s", g->elapsed_s, stop_text(g->stop_reason));
+		buf_printf(&b, "\nStopped after %zu round%s in %.1f s of measuring (%.1f s in all): %s.\n",
+			   g->rounds, g->rounds == 1 ? "" : "s", g->elapsed_s, g->total_s,
+			   stop_text(g->stop_reason));
 		bool any = g->warnings.len > 0;
 		for (size_t i = 0; i < g->ncmds; i++)
 			any |= g->cmds[i].warnings.len > 0;

@@ -13,7 +13,7 @@ enum opt_id {
 	O_WARMUP, O_MIN_RUNS, O_MAX_RUNS, O_RUNS, O_MIN_TIME, O_MAX_TIME, O_PRECISION, O_MIN_EFFECT,
 	O_SEED, O_RESAMPLES, O_SHELL, O_PREPARE, O_SETUP, O_CLEANUP, O_SCAN, O_STEP, O_LIST, O_NAME,
 	O_INPUT, O_OUTPUT, O_TIMEOUT, O_IGNORE_FAILURE, O_FAIL_ON_SLOWER, O_PYTHON, O_JSON, O_CSV,
-	O_MARKDOWN,
+	O_MARKDOWN, O_FORCE,
 };
 
 struct opt {
@@ -52,6 +52,7 @@ static const struct opt opts[] = {
 	{"export-json", 0, 1, false, O_JSON},
 	{"export-csv", 0, 1, false, O_CSV},
 	{"export-markdown", 0, 1, false, O_MARKDOWN},
+	{"force", 0, 0, false, O_FORCE},
 };
 
 static bool parse_count(const char *opt, const char *s, unsigned long max, unsigned long *out)
@@ -217,6 +218,7 @@ static bool apply(struct bench_cli *c, const struct opt *o, const char **v)
 		if (!parse_count(o->name, v[0], 100000000, &n))
 			return false;
 		s->min_runs = (unsigned)n;
+		s->min_runs_set = true;
 		return true;
 	case O_MAX_RUNS:
 		if (!parse_count(o->name, v[0], 100000000, &n))
@@ -235,6 +237,7 @@ static bool apply(struct bench_cli *c, const struct opt *o, const char **v)
 			return false;
 		}
 		s->min_runs = s->max_runs = (unsigned)n;
+		s->min_runs_set = true;
 		return true;
 	case O_MIN_TIME: return parse_seconds(o->name, v[0], true, &s->min_time_s);
 	case O_MAX_TIME: return parse_seconds(o->name, v[0], false, &s->max_time_s);
@@ -306,6 +309,7 @@ static bool apply(struct bench_cli *c, const struct opt *o, const char **v)
 	case O_JSON: s->export_json = v[0]; return true;
 	case O_CSV: s->export_csv = v[0]; return true;
 	case O_MARKDOWN: s->export_markdown = v[0]; return true;
+	case O_FORCE: c->force = true; return true;
 	}
 	return false;
 }
@@ -321,7 +325,6 @@ bool bench_cli_parse(int argc, char **argv, struct bench_cli *c)
 	s->min_effect = 0.05;
 	s->seed = 1;
 	s->resamples = 10000;
-	s->python = "python3";
 	bool options_done = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -425,6 +428,14 @@ bool bench_cli_parse(int argc, char **argv, struct bench_cli *c)
 		}
 	if (s->names.len > ncmd) {
 		diag_error("bench: --command-name given %zu times for %zu commands", s->names.len, ncmd);
+		return false;
+	}
+	const char *exports[3] = {s->export_json, s->export_csv, s->export_markdown};
+	int to_stdout = 0;
+	for (int k = 0; k < 3; k++)
+		to_stdout += exports[k] && strcmp(exports[k], "-") == 0;
+	if (to_stdout > 1) {
+		diag_error("bench: only one --export-* can go to stdout (-): they would run together");
 		return false;
 	}
 	return true;

@@ -14,6 +14,7 @@ struct bench_cli {
 	struct ptrvec commands;   /* borrowed from argv */
 	const char *scan_var, *scan_min, *scan_max, *step;
 	struct ptrvec lists;      /* pairs: VAR, "a,b,c" */
+	bool force;               /* --force: an export may replace a .py, .csv... file */
 };
 
 /* Fills c (zeroed by the caller) from argv. False after saying why on

@@ -36,7 +36,8 @@ static const char help[] =
 	"machine hits all commands alike. Measuring goes on for at least --min-runs\n"
 	"rounds and until every command has run --min-time seconds in total, then until\n"
 	"the 95% confidence interval of every speedup is within +/- --precision, or\n"
-	"--max-runs / --max-time is reached. --min-runs is always honoured.\n"
+	"--max-runs / --max-time is reached. --max-time ends the first round past it,\n"
+	"even before the default --min-runs; a --min-runs or --runs given is honoured.\n"
 	"\n"
 	"Running:\n"
 	"  -w, --warmup N            unmeasured runs per command first (default 1)\n"
@@ -44,7 +45,8 @@ static const char help[] =
 	"  -M, --max-runs N          at most N measured runs per command (default: no limit)\n"
 	"  -r, --runs N              exactly N measured runs (sets --min-runs and --max-runs)\n"
 	"      --min-time SECONDS    at least this much measured time per command (default 3)\n"
-	"      --max-time SECONDS    stop measuring after this long, per comparison (default 60)\n"
+	"      --max-time SECONDS    stop at the end of the first round past this long of\n"
+	"                            measuring, per comparison (default 60)\n"
 	"      --precision PCT       stop once every speedup's 95% CI is within +/-PCT%\n"
 	"                            (default 2); with one command, its median's CI\n"
 	"      --shell[=SHELL]       run each command line with SHELL -c (default /bin/sh);\n"
@@ -71,7 +73,8 @@ static const char help[] =
 	"                            or a FILE that collects every run's output\n"
 	"      --timeout SECONDS     kill a run (its whole process group) after SECONDS; the\n"
 	"                            run counts as failed\n"
-	"  -i, --ignore-failure      keep going when a run fails and count it in the statistics\n"
+	"  -i, --ignore-failure      keep going when a run (or a --cleanup) fails; a comparison\n"
+	"                            with failed runs cannot conclude\n"
 	"\n"
 	"Statistics and verdict:\n"
 	"      --min-effect PCT      the smallest change that counts (default 5): a candidate\n"
@@ -82,19 +85,33 @@ static const char help[] =
 	"                            the same runs and seed give the same interval\n"
 	"      --resamples N         bootstrap resamples for the reported intervals\n"
 	"                            (default 10000; the stop rule's checks use 2000)\n"
-	"      --fail-on-slower      exit 1 when a candidate is slower than the baseline\n"
+	"      --fail-on-slower      exit 1 when a candidate is slower than the baseline, or\n"
+	"                            when a comparison cannot conclude\n"
+	"\n"
+	"A comparison whose runs cannot give a verdict says \"cannot conclude\" and why,\n"
+	"never a number: runs that failed (with --ignore-failure), fewer than 5 rounds\n"
+	"(too few for an interval), or, with --shell, a command that takes no longer\n"
+	"than the shell's own start-up. The exports say so too.\n"
 	"\n"
 	"Record and output:\n"
 	"      --python CMD          the interpreter whose version and numpy, scipy, pandas,\n"
 	"                            scikit-learn, cupy, torch, cudf and cuml versions are\n"
-	"                            recorded (default python3; missing ones are absent)\n"
+	"                            recorded (missing ones are absent); default: the Python\n"
+	"                            the commands run (the first one that runs python,\n"
+	"                            python3, python3.12...), else python3 from PATH; the\n"
+	"                            record says which\n"
 	"      --export-json FILE    everything: settings, environment, every run's raw\n"
 	"                            numbers, statistics and verdicts\n"
 	"      --export-csv FILE     one row per command: statistics and speedup\n"
 	"      --export-markdown FILE  the tables and verdicts as Markdown\n"
-	"                            (exports are written whole or not at all, and not at all\n"
-	"                            when the benchmark stops on a failure; FILE - is stdout,\n"
-	"                            and the report then goes to stderr)\n"
+	"                            (exports are written whole or not at all; each path is\n"
+	"                            checked before the first run: not a directory, not an\n"
+	"                            existing .py, .ipynb, .npy, .npz, .csv or .tsv file;\n"
+	"                            a symbolic link is followed. When the benchmark stops\n"
+	"                            on a failure or a signal, the comparisons measured to\n"
+	"                            the end are still exported. One FILE may be -, stdout;\n"
+	"                            the report then goes to stderr)\n"
+	"      --force               let an export replace such a .py, .csv... file\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"Per run: wall time on the monotonic clock, user and system CPU time and peak RSS\n"
@@ -122,24 +139,33 @@ static const char help[] =
 	"memory, clocks and compute capability through NVML and the CUDA driver, loaded\n"
 	"at run time (without them: \"no NVIDIA GPU\").\n"
 	"\n"
-	"Exit codes: 0 the benchmark ran (whatever the verdicts); 1 a run failed and the\n"
-	"benchmark stopped (its stderr is shown), it was interrupted, or --fail-on-slower\n"
-	"and a candidate is slower; 2 usage error: a bad option, a command that cannot be\n"
-	"split or is not found, an unreadable --input or an unwritable export.\n";
+	"Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the running\n"
+	"command's process group, SIGPIPE, SIGUSR1, SIGUSR2 and SIGALRM as SIGTERM; the\n"
+	"group is killed 2 s later if still there. Each command runs with a parent-death\n"
+	"signal, and a watchdog kills its group, so a gpuopt killed outright (SIGKILL, a\n"
+	"dropped session) leaves nothing running.\n"
+	"\n"
+	"Exit codes: 0 the benchmark ran (whatever the verdicts); 1 a run or a --cleanup\n"
+	"failed (its stderr is shown), a signal stopped it, or --fail-on-slower and a\n"
+	"candidate is slower or cannot be compared; 2 usage error: a bad option, a command\n"
+	"that cannot be split or is not found, an unreadable --input or an export or\n"
+	"--output that cannot or may not be written.\n";
 
-static bool writable_target(const char *opt, const char *path)
+/* An export path (or the commands' --output file) checked before the first
+ * run, so a benchmark is never run to be thrown away. */
+static bool output_ok(const char *opt, const char *path, const struct bench_cli *cli, bool report)
 {
-	if (!path || strcmp(path, "-") == 0)
+	if (!path)
 		return true;
-	char *copy = xstrdup(path);
-	const char *dir = dirname(copy);
-	struct stat st;
-	bool ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK) == 0;
-	if (!ok)
-		diag_error("bench: %s '%s': cannot write into '%s' (%s)", opt, path, dir,
-			   errno ? strerror(errno) : "not a directory");
-	free(copy);
-	return ok;
+	const struct bench_settings *s = &cli->set;
+	char *inputs[1] = {(char *)s->input};
+	char *why;
+	if (!output_check(path, inputs, s->input ? 1 : 0, cli->force || !report, &why)) {
+		diag_error("bench: %s '%s': %s", opt, path, why);
+		free(why);
+		return false;
+	}
+	return true;
 }
 
 static bool export_one(const char *opt, const char *path, char *doc)
@@ -179,44 +205,69 @@ static int run(int argc, char **argv)
 	if (!bench_cli_parse(argc, argv, &cli))
 		goto out;
 	struct bench_settings *s = &cli.set;
-	if (!writable_target("--export-json", s->export_json) ||
-	    !writable_target("--export-csv", s->export_csv) ||
-	    !writable_target("--export-markdown", s->export_markdown))
+	if (!output_ok("--export-json", s->export_json, &cli, true) ||
+	    !output_ok("--export-csv", s->export_csv, &cli, true) ||
+	    !output_ok("--export-markdown", s->export_markdown, &cli, true) ||
+	    (s->output == OUTPUT_FILE && !output_ok("--output", s->output_file, &cli, false)))
 		goto out;
 	s->progress = isatty(STDERR_FILENO);
 	res = bench_run(s, (char *const *)cli.commands.items, cli.commands.len);
 	res->invocation = invocation_text(argc, argv);
-	switch (res->status) {
-	case BENCH_OK: break;
-	case BENCH_BAD_COMMAND: rc = EXIT_USAGE; goto out;
-	case BENCH_INTERRUPTED:
-		diag_error("bench: interrupted; the running command was killed, --cleanup was not run, "
-			   "nothing was exported");
-		rc = EXIT_FAIL;
+	if (res->status == BENCH_BAD_COMMAND)
 		goto out;
+
+	/* What was measured to the end is reported and exported, whatever
+	 * stopped the benchmark after it. */
+	bool exports = s->export_json || s->export_csv || s->export_markdown;
+	bool written = true;
+	if (res->nmeasured > 0) {
+		bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
+				 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
+				 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
+		bench_print_text(to_stdout ? stderr : stdout, res);
+		fflush(stdout);
+		written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
+		written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
+		written &= export_one("--export-markdown", s->export_markdown,
+				      s->export_markdown ? bench_to_markdown(res) : NULL);
+	}
+	const char *kept = !exports ? "" : res->nmeasured == res->ngroups ? "; the measurements were exported"
+			 : res->nmeasured ? "; the comparisons measured to the end were exported"
+			 : "; nothing was measured to the end, nothing was exported";
+	bool hint = res->status == BENCH_RUN_FAILED && !s->ignore_failure && res->failed_step &&
+		    strcmp(res->failed_step, "run") == 0;
+	rc = EXIT_OK;
+	switch (res->status) {
+	case BENCH_OK:
+	case BENCH_BAD_COMMAND:
+		break;
+	case BENCH_INTERRUPTED:
+		diag_error("bench: interrupted by signal %d (%s); the running command was stopped, --cleanup "
+			   "was not run%s", res->signal, strsignal(res->signal), kept);
+		rc = EXIT_FAIL;
+		break;
+	case BENCH_CLEANUP_FAILED:
+		diag_error("bench: a --cleanup failed after the runs%s", kept);
+		rc = EXIT_FAIL;
+		break;
 	case BENCH_CANNOT_START:
 	case BENCH_RUN_FAILED:
-		diag_error("bench: stopped; nothing was exported%s",
-			   res->status == BENCH_RUN_FAILED ? " (--ignore-failure keeps going past failed runs)" : "");
+		diag_error("bench: stopped%s%s", kept, hint ? " (--ignore-failure keeps going past failed runs)" : "");
 		rc = res->status == BENCH_RUN_FAILED ? EXIT_FAIL : EXIT_USAGE;
-		goto out;
+		break;
 	}
-
-	bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
-			 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
-			 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
-	bench_print_text(to_stdout ? stderr : stdout, res);
-	fflush(stdout);
-	bool written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
-	written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
-	written &= export_one("--export-markdown", s->export_markdown,
-			      s->export_markdown ? bench_to_markdown(res) : NULL);
-	rc = EXIT_OK;
 	if (s->fail_on_slower)
-		for (size_t g = 0; g < res->ngroups; g++)
-			for (size_t i = 0; i + 1 < res->groups[g].ncmds; i++)
-				if (strcmp(res->groups[g].cmp[i].verdict, "slower") == 0)
+		for (size_t g = 0; g < res->nmeasured; g++)
+			for (size_t i = 0; i + 1 < res->groups[g].ncmds; i++) {
+				const struct bench_comparison *cmp = &res->groups[g].cmp[i];
+				if (strcmp(cmp->verdict, "slower") == 0 || cmp->why) {
+					if (cmp->why && rc == EXIT_OK)
+						diag_error("bench: --fail-on-slower: '%s' cannot be compared with '%s' (%s)",
+							   res->groups[g].cmds[cmp->candidate].name,
+							   res->groups[g].cmds[0].name, cmp->why);
 					rc = EXIT_FAIL;
+				}
+			}
 	if (!written)
 		rc = EXIT_USAGE;
 out:

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "core/diag.h"
 #include "core/fileio.h"
+#include "core/paths.h"
 #include "scan/kb.h"
 #include "scan/report.h"
 #include "scan/scan.h"
@@ -23,7 +24,10 @@ static const char help[] =
 	"\n"
 	"Options:\n"
 	"  -f, --format FORMAT    text (default), json or sarif (SARIF 2.1.0)\n"
-	"  -o, --output FILE      write the report to FILE (whole or not at all) instead of stdout\n"
+	"  -o, --output FILE      write the report to FILE (whole or not at all) instead of stdout;\n"
+	"                         a symbolic link is followed; FILE may not be one of the inputs,\n"
+	"                         nor an existing .py, .ipynb, .npy, .npz, .csv or .tsv file\n"
+	"      --force            write the report over such a file all the same\n"
 	"  -e, --exclude GLOB     skip files and directories matching GLOB (repeatable); matched\n"
 	"                         against the path and the base name\n"
 	"      --fail-on LEVEL    exit 1 when a finding is at or above LEVEL: note, warning,\n"
@@ -36,12 +40,15 @@ static const char help[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"Directories are walked recursively; .git, virtual environments, site-packages,\n"
-	"node_modules and __pycache__ are skipped. Notebook findings name the cell (counting\n"
-	"every cell from 1) and the line in it.\n"
+	"node_modules and __pycache__ are skipped; a GLOB ending in / (sub/) names\n"
+	"directories only. A file named twice, or named and found in a directory, is\n"
+	"scanned once. Notebook findings name the cell (counting every cell from 1) and\n"
+	"the line in it. A .py file over 16 MB (a notebook over 128 MB) is not read.\n"
 	"\n"
 	"Exit codes: 0 no finding at the --fail-on level; 1 findings at that level;\n"
-	"2 usage error, or nothing could be scanned. Files that cannot be read are listed\n"
-	"as errors and the scan goes on with the rest.\n"
+	"2 usage error (a PATH that does not exist, or is neither a file nor a\n"
+	"directory, a FIFO say), or nothing could be scanned. Files inside directories\n"
+	"that cannot be read are listed as errors and the scan goes on with the rest.\n"
 	"\n"
 	"`gpuopt rules` lists the rules; `gpuopt explain RULE` says what one detects.\n";
 
@@ -86,12 +93,12 @@ static int run(int argc, char **argv)
 		{"exclude", required_argument, NULL, 'e'}, {"fail-on", required_argument, NULL, 'F'},
 		{"verbose", no_argument, NULL, 'v'}, {"color", required_argument, NULL, 'C'},
 		{"colour", required_argument, NULL, 'C'}, {"jobs", required_argument, NULL, 'j'},
-		{"no-cache", no_argument, NULL, 'N'},
+		{"no-cache", no_argument, NULL, 'N'}, {"force", no_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *output = NULL, *color = "auto";
 	enum severity fail_on = SEV_ERROR;
-	bool verbose = false, use_cache = true;
+	bool verbose = false, use_cache = true, force = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct ptrvec excludes = {0};
 	int rc = EXIT_USAGE;
@@ -117,6 +124,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'v': verbose = true; break;
 		case 'N': use_cache = false; break;
+		case 'W': force = true; break;
 		case 'C':
 			color = optarg;
 			if (strcmp(color, "auto") && strcmp(color, "always") && strcmp(color, "never")) {
@@ -143,7 +151,27 @@ static int run(int argc, char **argv)
 	}
 	ptrvec_push(&excludes, NULL);
 
+	/* A PATH that cannot be scanned is a usage error, said before any
+	 * work: a typo must not pass in CI. */
 	char *why;
+	char *const *paths = argv + optind;
+	size_t npaths = (size_t)(argc - optind);
+	char *dot[] = {"."};
+	bool paths_ok = true;
+	for (size_t i = 0; i < npaths; i++)
+		if (!path_arg_ok(paths[i], &why)) {
+			diag_error("scan: %s: %s", paths[i], why);
+			free(why);
+			paths_ok = false;
+		}
+	if (!paths_ok)
+		goto out;
+	if (output && !output_check(output, npaths ? paths : dot, npaths ? npaths : 1, force, &why)) {
+		diag_error("scan: -o '%s': %s", output, why);
+		free(why);
+		goto out;
+	}
+
 	struct kb *kb = kb_load(&why);
 	if (!kb) {
 		diag_error("knowledge data: %s", why);
@@ -169,13 +197,11 @@ static int run(int argc, char **argv)
 				  .cache = use_cache ? cache_open(kb, ro.format == FMT_TEXT) : NULL};
 	struct scan_sink sink = {.path_error = sink_path_error, .file = sink_file, .ctx = &tr};
 	struct scan_stats st;
-	scan_paths(&so, argv + optind, (size_t)(argc - optind), &sink, &st);
+	scan_paths(&so, paths, npaths, &sink, &st);
 	struct scan_counts n;
-	bool written = report_close(tr.rep, st.seconds, &n);
-	if (written)
-		written = atomic_commit(&af, &why);
-	else
-		atomic_abort(&af);
+	/* a failed write shows in both; the commit knows its error */
+	bool rendered = report_close(tr.rep, st.seconds, &n);
+	bool written = atomic_commit(&af, &why) && rendered;
 	if (!written) {
 		diag_error("cannot write '%s': %s", output ? output : "stdout", why ? why : "write failed");
 		free(why);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "core/diag.h"
@@ -74,7 +76,11 @@ static const char help[] =
 	"      --show N           list the first N mismatches of each item (default 5,\n"
 	"                         at most 100)\n"
 	"  -f, --format FORMAT    text (default) or json\n"
-	"  -o, --output FILE      write the report to FILE (whole or not at all)\n"
+	"  -o, --output FILE      write the report to FILE (whole or not at all); a\n"
+	"                         symbolic link is followed; FILE may not be one of the\n"
+	"                         inputs, nor an existing .py, .ipynb, .npy, .npz, .csv\n"
+	"                         or .tsv file\n"
+	"      --force            write the report over such a file all the same\n"
 	"  -v, --verbose          text: details for passing items too\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -90,8 +96,9 @@ static const char help[] =
 	"deflated .npz member of that kind is inflated whole first).\n"
 	"\n"
 	"Exit codes: 0 everything within tolerance; 1 a difference; 2 an input that\n"
-	"cannot be read or compared (missing, damaged, shapes or dtypes that differ),\n"
-	"or a usage error. Each such problem is also printed on stderr.\n";
+	"cannot be read or compared (missing, damaged, shapes or dtypes that differ,\n"
+	"changed while being compared), or a usage error. Each such problem is in the\n"
+	"report and on stderr (once, when both go to the same terminal or file).\n";
 
 /* ---- the command line ---- */
 
@@ -157,7 +164,7 @@ static int run(int argc, char **argv)
 	const char *format = "text", *output = NULL;
 	const char *pos[2];
 	int npos = 0, rc = EXIT_USAGE;
-	bool epsilon_set = false, min_recall_set = false, no_more_options = false;
+	bool epsilon_set = false, min_recall_set = false, no_more_options = false, force = false;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (no_more_options || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -253,6 +260,8 @@ static int run(int argc, char **argv)
 			output = val;
 		} else if (strcmp(opt, "--verbose") == 0 || strcmp(opt, "-v") == 0) {
 			o.verbose = true;
+		} else if (strcmp(opt, "--force") == 0) {
+			force = true;
 		} else {
 			diag_error("verify: unknown option '%s' (see `gpuopt verify --help`)", arg);
 			goto out;
@@ -280,9 +289,31 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 
-	struct verify_report *r = verify_paths(&o, pos[0], pos[1]);
-	char *doc = strcmp(format, "json") == 0 ? verify_report_json(r) : verify_report_text(r);
 	char *err;
+	char *inputs[4] = {(char *)pos[0], (char *)pos[1], (char *)o.dist_ref, (char *)o.dist_cand};
+	if (output && !output_check(output, inputs, o.dist_ref ? 4 : 2, force, &err)) {
+		diag_error("verify: -o '%s': %s", output, err);
+		free(err);
+		goto out;
+	}
+
+	struct verify_report *r = verify_paths(&o, pos[0], pos[1]);
+	bool json = strcmp(format, "json") == 0;
+	char *doc = json ? verify_report_json(r) : verify_report_text(r);
+	/* Each error goes to stderr (`gpuopt: verify: ...`) too, unless the text
+	 * report says it on the very same stream (a terminal, or 2>&1): once. */
+	struct stat so, se;
+	bool same = !output && !json && fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 &&
+		    so.st_dev == se.st_dev && so.st_ino == se.st_ino;
+	if (!same)
+		for (size_t i = 0; i < r->items.len; i++) {
+			const struct vitem *it = r->items.items[i];
+			if (it->status == V_ERROR && it->error)
+				diag_error("verify: %s", it->error);
+			for (size_t k = 0; k < it->ncols; k++)
+				if (it->cols[k]->status == V_ERROR && it->cols[k]->error)
+					diag_error("verify: %s", it->cols[k]->error);
+		}
 	rc = verify_exit_code(r);
 	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
 		diag_error("verify: cannot write '%s': %s", output ? output : "stdout", err);

@@ -3,9 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool read_file(const char *path, size_t limit, struct buf *out, char **why)
@@ -66,6 +74,13 @@ fail:
 bool write_all(int fd, const char *data, size_t len)
 {
 	for (size_t off = 0; off < len;) {
+		if (FAULT("write")) { /* half of it reaches the file, then the disk is full */
+			if (write(fd, data + off, (len - off) / 2) < 0) {
+				/* failing anyway */
+			}
+			errno = ENOSPC;
+			return false;
+		}
 		ssize_t n = write(fd, data + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -79,17 +94,233 @@ bool write_all(int fd, const char *data, size_t len)
 	return true;
 }
 
-static bool write_replace(const char *path, const char *data, size_t len, bool durable, char **why);
+/* ---- temporaries, removed on a fatal signal or an exit ----
+ * Every temporary file is in this table from just before it is created
+ * until it is renamed or removed. SIGINT, SIGTERM, SIGHUP and SIGQUIT (where
+ * nobody else handles them) and exit() (out of memory, say) remove the live
+ * ones, so nothing half-written stays behind. Slots are claimed with atomics
+ * and read by the signal handler, which only calls unlink. */
+enum { MAX_TEMPS = 64, T_FREE = 0, T_FILLING = 1, T_LIVE = 2 };
+static struct {
+	atomic_int state;
+	char path[PATH_MAX];
+} temps[MAX_TEMPS];
 
-bool write_file_atomic(const char *path, const char *data, size_t len, char **why)
+static void temps_remove(void)
 {
-	return write_replace(path, data, len, true, why);
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (atomic_load(&temps[i].state) == T_LIVE)
+			unlink(temps[i].path);
 }
 
-bool write_file_replace(const char *path, const char *data, size_t len, char **why)
+static void on_fatal_signal(int sig)
 {
-	return write_replace(path, data, len, false, why);
+	temps_remove();
+	raise(sig); /* SA_RESETHAND: the default action once this returns */
 }
+
+static void install_cleanup(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue; /* ignored, or someone else's handler (bench's runner) */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fatal_signal;
+		sigfillset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND;
+		sigaction(sigs[i], &sa, NULL);
+	}
+	atexit(temps_remove);
+}
+
+/* A slot holding path, or -1 when the table is full or path too long. */
+static int temp_register(const char *path)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, install_cleanup);
+	size_t n = strlen(path);
+	if (n >= PATH_MAX)
+		return -1;
+	for (int i = 0; i < MAX_TEMPS; i++) {
+		int expect = T_FREE;
+		if (atomic_compare_exchange_strong(&temps[i].state, &expect, T_FILLING)) {
+			memcpy(temps[i].path, path, n + 1);
+			atomic_store(&temps[i].state, T_LIVE);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void temp_forget(int slot)
+{
+	if (slot >= 0)
+		atomic_store(&temps[slot].state, T_FREE);
+}
+
+/* Creates a new temporary beside target (target.tmp.XXXXXX), registered.
+ * Returns its descriptor and sets *tmp (owned) and *slot; -1 and errno on
+ * failure. */
+static int temp_create(const char *target, char **tmp, int *slot)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	*tmp = NULL;
+	*slot = -1;
+	if (FAULT("open")) {
+		errno = EACCES;
+		return -1;
+	}
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u + (uint64_t)getpid() + (uint64_t)attempt;
+			memcpy(r, &x, sizeof r);
+		}
+		char *name = xasprintf("%s.tmp.%c%c%c%c%c%c", target, chars[r[0] % 62], chars[r[1] % 62],
+				       chars[r[2] % 62], chars[r[3] % 62], chars[r[4] % 62], chars[r[5] % 62]);
+		int s = temp_register(name); /* before it exists: no moment unguarded */
+		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			*tmp = name;
+			*slot = s;
+			return fd;
+		}
+		int err = errno;
+		temp_forget(s);
+		free(name);
+		if (err != EEXIST) {
+			errno = err;
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* ---- where a write goes ---- */
+
+enum target_kind { T_REPLACE, T_DIRECT };
+
+/* The file a write to path replaces: path itself, or, when path is a
+ * symbolic link, the file at its end (followed as editors and compilers
+ * do; the target need not exist yet). T_DIRECT: path is a device or a pipe
+ * (/dev/null, /dev/stdout), written in place. NULL and errno on failure. */
+static char *write_target(const char *path, enum target_kind *kind)
+{
+	*kind = T_REPLACE;
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			*kind = T_DIRECT;
+			return xstrdup(path);
+		}
+		char *real = realpath(path, NULL);
+		if (!real)
+			return NULL;
+		char *t = xstrdup(real);
+		free(real);
+		return t;
+	}
+	if (errno != ENOENT)
+		return NULL;
+	/* absent: a new file, or the missing end of a chain of links */
+	char *p = xstrdup(path);
+	for (int hops = 0; hops < 40; hops++) {
+		char link[PATH_MAX];
+		ssize_t n = readlink(p, link, sizeof link - 1);
+		if (n < 0)
+			return p; /* not a link: the file to make */
+		link[n] = '\0';
+		char *slash = strrchr(p, '/');
+		char *next = link[0] == '/' || !slash ? xstrdup(link)
+			   : xasprintf("%.*s/%s", (int)(slash - p), p, link);
+		free(p);
+		p = next;
+	}
+	free(p);
+	errno = ELOOP;
+	return NULL;
+}
+
+/* ---- checking an output before the work ---- */
+
+static const char *const protected_ext[] = {".py", ".ipynb", ".npy", ".npz", ".csv", ".tsv"};
+
+static const char *protected_suffix(const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof protected_ext / sizeof *protected_ext; i++) {
+		size_t k = strlen(protected_ext[i]);
+		if (n > k && strcasecmp(path + n - k, protected_ext[i]) == 0)
+			return protected_ext[i];
+	}
+	return NULL;
+}
+
+bool output_check(const char *path, char *const *inputs, size_t ninputs, bool force, char **why)
+{
+	*why = NULL;
+	if (strcmp(path, "-") == 0)
+		return true;
+	if (!*path) {
+		*why = xstrdup("the file name is empty");
+		return false;
+	}
+	enum target_kind kind;
+	char *target = write_target(path, &kind);
+	if (!target) {
+		*why = xstrdup(errno == EISDIR ? "it is a directory" : strerror(errno));
+		return false;
+	}
+	bool ok = true;
+	struct stat st;
+	bool exists = stat(target, &st) == 0;
+	for (size_t i = 0; exists && kind == T_REPLACE && i < ninputs; i++) {
+		struct stat in;
+		if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev &&
+		    in.st_ino == st.st_ino) {
+			*why = xasprintf("it is also an input ('%s'): the report would replace it", inputs[i]);
+			ok = false;
+			break;
+		}
+	}
+	const char *ext = protected_suffix(target);
+	if (ok && exists && kind == T_REPLACE && ext && !force) {
+		*why = xasprintf("it is a %s file, not a report: writing the report would replace it "
+				 "(--force writes it anyway)", ext);
+		ok = false;
+	}
+	if (ok && kind == T_REPLACE) {
+		char *slash = strrchr(target, '/');
+		char *dir = !slash ? xstrdup(".") : slash == target ? xstrdup("/")
+			  : xstrndup(target, (size_t)(slash - target));
+		struct stat ds;
+		if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode) || access(dir, W_OK) != 0) {
+			*why = xasprintf("cannot write into '%s': %s", dir,
+					 errno && errno != ENOENT ? strerror(errno) : "no such directory");
+			if (stat(dir, &ds) == 0 && !S_ISDIR(ds.st_mode)) {
+				free(*why);
+				*why = xasprintf("cannot write into '%s': not a directory", dir);
+			}
+			ok = false;
+		}
+		free(dir);
+	}
+	free(target);
+	return ok;
+}
+
+/* ---- whole-or-nothing writes ---- */
 
 static bool write_replace(const char *path, const char *data, size_t len, bool durable, char **why)
 {
@@ -101,40 +332,112 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 		}
 		return true;
 	}
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	enum target_kind kind;
+	char *target = write_target(path, &kind);
+	if (!target) {
+		*why = xstrdup(errno == EISDIR ? "it is a directory" : strerror(errno));
+		return false;
+	}
+	if (kind == T_DIRECT) { /* a device or a pipe: no file to replace */
+		int fd = open(target, O_WRONLY | O_CLOEXEC);
+		bool ok = fd >= 0 && write_all(fd, data, len);
+		int err = errno;
+		if (fd >= 0 && close(fd) != 0 && ok) {
+			ok = false;
+			err = errno;
+		}
+		if (!ok)
+			*why = xstrdup(strerror(err));
+		free(target);
+		return ok;
+	}
+	char *tmp;
+	int slot;
+	int fd = temp_create(target, &tmp, &slot);
 	if (fd < 0) {
 		*why = xstrdup(strerror(errno));
-		free(tmp);
+		free(target);
 		return false;
 	}
 	if (!write_all(fd, data, len))
 		goto fail;
-	if (fchmod(fd, 0644) != 0 || (durable && fsync(fd) != 0))
+	if (fchmod(fd, 0644) != 0 || (durable && (FAULT("fsync") ? (errno = EIO, true) : fsync(fd) != 0)))
 		goto fail;
-	if (close(fd) != 0) {
+	if ((FAULT("close") ? (close(fd), errno = EIO, -1) : close(fd)) != 0) {
 		fd = -1;
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, path) != 0)
+	if (FAULT("rename") ? (errno = EIO, true) : rename(tmp, target) != 0)
 		goto fail;
+	temp_forget(slot);
 	free(tmp);
+	free(target);
 	return true;
 fail:
 	*why = xstrdup(strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
+	temp_forget(slot);
 	free(tmp);
+	free(target);
 	return false;
+}
+
+bool write_file_atomic(const char *path, const char *data, size_t len, char **why)
+{
+	return write_replace(path, data, len, true, why);
+}
+
+bool write_file_replace(const char *path, const char *data, size_t len, char **why)
+{
+	return write_replace(path, data, len, false, why);
+}
+
+/* The FILE of an atomic file writes through write_all, so every write is
+ * one of ours (and can be failed on purpose in a test build); the first
+ * error is kept for the message. A failure returns 0, not -1: glibc 2.36
+ * subtracts a -1 from a cookie's write as a count (fwrite of more than the
+ * buffer then overruns it); 0 is a short write, which marks the stream as
+ * failed all the same. */
+static ssize_t cookie_write(void *cookie, const char *data, size_t len)
+{
+	struct atomic_file *af = cookie;
+	if (write_all(af->fd, data, len))
+		return (ssize_t)len;
+	if (!af->err)
+		af->err = errno ? errno : EIO;
+	return 0;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct atomic_file *af = cookie;
+	if (FAULT("close")) {
+		close(af->fd);
+		errno = EIO;
+		return -1;
+	}
+	return close(af->fd);
+}
+
+static void free_strings(struct atomic_file *af)
+{
+	free(af->tmp);
+	free(af->path);
+	free(af->buf);
+	memset(af, 0, sizeof *af);
+	af->fd = -1;
+	af->slot = -1;
 }
 
 bool atomic_open(struct atomic_file *af, const char *path, char **why)
 {
 	memset(af, 0, sizeof *af);
+	af->fd = -1;
+	af->slot = -1;
 	*why = NULL;
-	af->path = xstrdup(path);
 	if (strcmp(path, "-") == 0) {
 		/* stdout lives on after us: its buffer is static (set once, before any output) */
 		static char stdout_buf[1 << 20];
@@ -142,20 +445,32 @@ bool atomic_open(struct atomic_file *af, const char *path, char **why)
 		if (!buffered)
 			setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
 		buffered = true;
+		af->path = xstrdup(path);
 		af->f = stdout;
 		return true;
 	}
-	af->tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(af->tmp);
-	if (fd < 0 || !(af->f = fdopen(fd, "w"))) {
+	enum target_kind kind;
+	af->path = write_target(path, &kind);
+	if (!af->path) {
+		*why = xstrdup(errno == EISDIR ? "it is a directory" : strerror(errno));
+		free_strings(af);
+		return false;
+	}
+	if (kind == T_DIRECT) {
+		af->fd = open(af->path, O_WRONLY | O_CLOEXEC);
+		af->direct = true;
+	} else {
+		af->fd = temp_create(af->path, &af->tmp, &af->slot);
+	}
+	cookie_io_functions_t io = {.write = cookie_write, .close = cookie_close};
+	if (af->fd < 0 || !(af->f = fopencookie(af, "w", io))) {
 		*why = xstrdup(strerror(errno));
-		if (fd >= 0) {
-			close(fd);
+		if (af->fd >= 0)
+			close(af->fd);
+		if (af->tmp)
 			unlink(af->tmp);
-		}
-		free(af->tmp);
-		free(af->path);
-		memset(af, 0, sizeof *af);
+		temp_forget(af->slot);
+		free_strings(af);
 		return false;
 	}
 	af->buf = xmalloc(1 << 20);
@@ -167,46 +482,46 @@ bool atomic_commit(struct atomic_file *af, char **why)
 {
 	*why = NULL;
 	bool ok;
-	if (!af->tmp) {
+	if (af->f == stdout) {
 		ok = fflush(af->f) == 0 && !ferror(af->f);
 		if (!ok)
 			*why = xstrdup(strerror(errno ? errno : EIO));
-	} else {
-		/* No fsync: the rename alone makes the file whole or absent
-		 * whatever happens to gpuopt; a report is cheap to make again,
-		 * and syncing 100 MB of it cost more than scanning it did. */
-		ok = fflush(af->f) == 0 && !ferror(af->f) && fchmod(fileno(af->f), 0644) == 0;
-		int err = errno ? errno : EIO;
-		if (fclose(af->f) != 0 && ok) {
-			ok = false;
-			err = errno;
-		}
-		if (ok && rename(af->tmp, af->path) != 0) {
-			ok = false;
-			err = errno;
-		}
-		if (!ok) {
-			*why = xstrdup(strerror(err));
-			unlink(af->tmp);
-		}
+		free_strings(af);
+		return ok;
 	}
-	free(af->tmp);
-	free(af->path);
-	free(af->buf);
-	memset(af, 0, sizeof *af);
+	/* No fsync: the rename alone makes the file whole or absent whatever
+	 * happens to gpuopt; a report is cheap to make again, and syncing 100 MB
+	 * of it cost more than scanning it did. */
+	errno = 0;
+	ok = fflush(af->f) == 0 && !ferror(af->f) && (af->direct || fchmod(af->fd, 0644) == 0);
+	int err = af->err ? af->err : errno ? errno : EIO;
+	if (fclose(af->f) != 0 && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (ok && !af->direct && (FAULT("rename") ? (errno = EIO, true) : rename(af->tmp, af->path) != 0)) {
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		*why = xstrdup(strerror(err));
+		if (af->tmp)
+			unlink(af->tmp);
+	}
+	temp_forget(af->slot);
+	free_strings(af);
 	return ok;
 }
 
 void atomic_abort(struct atomic_file *af)
 {
-	if (af->tmp) {
+	if (af->f && af->f != stdout) {
 		fclose(af->f);
-		unlink(af->tmp);
+		if (af->tmp)
+			unlink(af->tmp);
+		temp_forget(af->slot);
 	}
-	free(af->tmp);
-	free(af->path);
-	free(af->buf);
-	memset(af, 0, sizeof *af);
+	free_strings(af);
 }
 
 bool make_dirs(const char *path)

@@ -1,5 +1,15 @@
 /* fileio: whole-file reads with a size limit, and whole-or-nothing writes
- * (a temporary file in the same directory, then rename). */
+ * (a temporary file in the same directory, then rename), shared by every
+ * command that writes a file:
+ *  - an output path that is a symbolic link is followed: its target is
+ *    replaced, the link stays (a device or a pipe, /dev/null or /dev/stdout,
+ *    is written in place);
+ *  - output_check refuses, before any work, an output that is a directory,
+ *    one of the inputs, or an existing .py / .ipynb / .npy / .npz / .csv /
+ *    .tsv file (unless forced);
+ *  - a temporary is removed when gpuopt exits or dies of SIGINT, SIGTERM,
+ *    SIGHUP or SIGQUIT while writing it: nothing half-written is left, and
+ *    nothing half-written ever has the final name. */
 #ifndef GPUOPT_FILEIO_H
 #define GPUOPT_FILEIO_H
 
@@ -17,6 +27,13 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why);
  * False (errno set) on an error. */
 bool write_all(int fd, const char *data, size_t len);
 
+/* Checks, before the work, that a report may be written to path: not a
+ * directory, not the same file (device and inode, links followed) as one
+ * of the ninputs paths, not an existing source or data file (.py, .ipynb,
+ * .npy, .npz, .csv, .tsv) unless force, and in a writable directory. "-"
+ * (stdout) always may. False with *why (owned) saying why not. */
+bool output_check(const char *path, char *const *inputs, size_t ninputs, bool force, char **why);
+
 /* Writes data to path atomically: the file is either the whole new content
  * or untouched. "-" writes to stdout. Returns false and sets *why (owned,
  * caller frees) on failure. */
@@ -30,16 +47,22 @@ bool write_file_replace(const char *path, const char *data, size_t len, char **w
  * same directory, which atomic_commit renames over path. Path "-" writes to
  * stdout directly. */
 struct atomic_file {
-	FILE *f;    /* fully buffered with a large buffer */
-	char *tmp;  /* owned; NULL for stdout */
-	char *path; /* owned */
-	char *buf;  /* owned: f's buffer */
+	FILE *f;     /* fully buffered with a large buffer */
+	char *tmp;   /* owned; NULL for stdout or a device */
+	char *path;  /* owned: the file replaced (a link's target) */
+	char *buf;   /* owned: f's buffer */
+	int fd;      /* what f writes to */
+	int err;     /* the first write's error, 0 if none */
+	int slot;    /* the temporary's place in the table of those to remove */
+	bool direct; /* a device or a pipe, written in place */
 };
+/* af must stay where it is (f's writes refer to it) until commit or abort. */
 /* Returns false and sets *why (owned) if the temporary cannot be created. */
 bool atomic_open(struct atomic_file *af, const char *path, char **why);
 /* Flushes and renames (no fsync: readers see the old file or the new one,
- * but a power cut may lose the new one); on failure removes the temporary, returns
- * false and sets *why (owned). Frees af's strings either way. */
+ * but a power cut may lose the new one); on failure (a write that failed
+ * earlier included) removes the temporary, returns false and sets *why
+ * (owned), the first error's. Frees af's strings either way. */
 bool atomic_commit(struct atomic_file *af, char **why);
 /* Drops what was written (the target is untouched). */
 void atomic_abort(struct atomic_file *af);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -82,4 +84,54 @@ void mapfile_close(struct mapfile *m)
 	if (m->data)
 		munmap((void *)m->data, m->size);
 	memset(m, 0, sizeof *m);
+}
+
+/* ---- SIGBUS from a file that shrank ---- */
+
+static _Thread_local struct mapguard *active;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	struct mapguard *g = active;
+	for (int i = 0; g && i < 2; i++) {
+		const struct mapfile *m = g->maps[i];
+		uintptr_t a = (uintptr_t)si->si_addr, lo = m ? (uintptr_t)m->data : 0;
+		if (m && m->data && a >= lo && a - lo < m->size) {
+			active = NULL;
+			g->failed = i;
+			siglongjmp(g->jb, 1);
+		}
+	}
+	/* not a guarded map: die of it, as without the guard */
+	signal(sig, SIG_DFL);
+}
+
+void mapfile_guard_init(struct mapguard *g, const struct mapfile *a, const struct mapfile *b)
+{
+	memset(g, 0, sizeof *g);
+	g->maps[0] = a;
+	g->maps[1] = b;
+	g->failed = -1;
+	static bool installed;
+	if (!installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigaction(SIGBUS, &sa, NULL);
+		installed = true;
+	}
+}
+
+void mapfile_guard_begin(struct mapguard *g)
+{
+	active = g;
+}
+
+void mapfile_guard_end(struct mapguard *g)
+{
+	if (active == g)
+		active = NULL;
 }

@@ -4,8 +4,11 @@
  * .tox / .nox), site-packages, node_modules and __pycache__ are skipped, as
  * is anything an --exclude glob matches. Inside directories only .py and
  * .ipynb files are taken; a file named on the command line is always taken.
- * Problems (unreadable directory, broken link, symlink loop) become errors
- * naming the path; the walk goes on. */
+ * A file is taken once however often it is named or found (by device and
+ * inode); a named path that is not a regular file or a directory (a FIFO,
+ * a device) is refused, never opened. Problems (unreadable directory,
+ * broken link, symlink loop) become errors naming the path; the walk goes
+ * on. An --exclude glob ending in '/' names directories only. */
 #ifndef GPUOPT_PATHS_H
 #define GPUOPT_PATHS_H
 
@@ -24,6 +27,12 @@ struct pathlist {
 /* Appends to out. excludes: NULL-terminated array of globs (may be NULL). */
 void paths_collect(char *const *args, int nargs, char *const *excludes, struct pathlist *out);
 void pathlist_free(struct pathlist *l);
+
+/* True when a PATH argument can be scanned: "-", a regular file or a
+ * directory. Else false with *why (owned): the reason, as the walk words it
+ * ("No such file or directory", "broken symbolic link", "a named pipe
+ * (FIFO), not a file or directory to scan ..."). */
+bool path_arg_ok(const char *path, char **why);
 void path_error_add(struct ptrvec *errors, const char *path, const char *message);
 
 #endif

@@ -5,11 +5,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,31 +23,107 @@
 
 extern char **environ;
 
+/* The signals that end gpuopt by default and are caught while a command
+ * runs: each is passed on to the command's process group (those a terminal
+ * or a parent sends to stop a job as they are, the others as SIGTERM), and
+ * the group is killed outright GRACE_S later, or once its leader exits. */
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM};
+#define GRACE_S 2.0
+
 static volatile sig_atomic_t running_pgid;
 static volatile sig_atomic_t interrupted;
+/* Shared with the watchdog process (see start_watchdog): the group to kill
+ * if gpuopt dies without a word. */
+static volatile sig_atomic_t *watched_pgid;
+
+static int forwarded(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT ? sig : SIGTERM;
+}
 
 static void on_signal(int sig)
 {
-	interrupted = sig;
+	if (!interrupted)
+		interrupted = sig;
 	pid_t g = (pid_t)running_pgid;
 	if (g > 0)
-		kill(-g, SIGKILL);
+		kill(-g, forwarded(sig));
+}
+
+/* A process that outlives a gpuopt killed by SIGKILL (or any death): it
+ * waits for the end of a pipe only gpuopt holds, then kills the group of
+ * the command that was running, grandchildren included (PR_SET_PDEATHSIG
+ * reaches only the direct child). It holds no other file, ignores the
+ * signals a terminal sends the whole job, and exits with gpuopt. */
+static void start_watchdog(void)
+{
+	void *page = mmap(NULL, sizeof *watched_pgid, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int fds[2];
+	if (page == MAP_FAILED)
+		return;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		munmap(page, sizeof *watched_pgid);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		munmap(page, sizeof *watched_pgid);
+		return;
+	}
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof caught / sizeof *caught; i++)
+			signal(caught[i], SIG_IGN);
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3; fd++)
+			if (null >= 0 && null != fd)
+				dup2(null, fd);
+		if (fds[0] != 3)
+			dup2(fds[0], 3);
+		if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+			for (int fd = 4; fd < 4096; fd++)
+				close(fd);
+		char b;
+		while (read(3, &b, 1) < 0 && errno == EINTR)
+			;
+		pid_t g = (pid_t)*(volatile sig_atomic_t *)page;
+		if (g > 0)
+			kill(-g, SIGKILL);
+		_exit(0);
+	}
+	close(fds[0]); /* fds[1] stays open, unused, until gpuopt ends */
+	watched_pgid = page;
 }
 
 void runner_install_signals(void)
 {
+	static bool done;
+	if (done)
+		return;
+	done = true;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof caught / sizeof *caught; i++) {
+		struct sigaction old;
+		if (sigaction(caught[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && caught[i] != SIGPIPE)
+			continue; /* nohup's SIGHUP stays ignored */
+		sigaction(caught[i], &sa, NULL);
+	}
+	start_watchdog();
 }
 
 bool runner_interrupted(void)
 {
 	return interrupted != 0;
+}
+
+int runner_interrupt_signal(void)
+{
+	return (int)interrupted;
 }
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -65,99 +142,165 @@ static void kill_group(pid_t pid)
 		kill(pid, SIGKILL);
 }
 
-/* Waits until pid has exited or the deadline passes (then kills its group);
- * leaves the zombie for wait4. Returns true when it timed out. */
+static void set_running(pid_t pid)
+{
+	running_pgid = pid;
+	if (watched_pgid)
+		*watched_pgid = pid;
+}
+
+/* Waits until pid has exited (leaving the zombie for wait4), killing its
+ * group at the timeout (timeout_s > 0) or GRACE_S after an interrupting
+ * signal was passed on. Returns true when it timed out. */
 static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s)
 {
-	struct timespec now;
+	struct timespec now, since = {0, 0};
+	bool killed = false;
 #ifdef SYS_pidfd_open
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pfd >= 0) {
-		bool timed_out = false;
-		for (;;) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			double left = timeout_s - seconds_between(start, &now);
-			if (left <= 0) {
+#else
+	int pfd = -1;
+#endif
+	bool timed_out = false;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double left = timeout_s > 0 ? timeout_s - seconds_between(start, &now) : -1;
+		if (timeout_s > 0 && left <= 0 && !killed) {
+			kill_group(pid);
+			timed_out = killed = true;
+		}
+		if (interrupted && !killed) {
+			if (!since.tv_sec && !since.tv_nsec)
+				since = now;
+			double grace = GRACE_S - seconds_between(&since, &now);
+			if (grace <= 0) {
 				kill_group(pid);
-				timed_out = true;
-				break;
+				killed = true;
+			} else if (left < 0 || grace < left) {
+				left = grace;
 			}
+		}
+		if (killed)
+			left = -1; /* SIGKILL: it goes now */
+		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};
-			int ms = (int)(left * 1000) + 1;
-			int n = poll(&p, 1, ms);
+			int n = poll(&p, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
 			if (n > 0)
 				break;
 			if (n < 0 && errno != EINTR)
 				break; /* cannot wait here: wait4 will block instead */
+		} else {
+			/* No pidfd (Linux before 5.3): look every 200 us without reaping. */
+			siginfo_t si;
+			memset(&si, 0, sizeof si);
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+				break;
+			struct timespec nap = {0, 200000};
+			nanosleep(&nap, NULL);
 		}
+	}
+	if (pfd >= 0)
 		close(pfd);
-		return timed_out;
-	}
-#endif
-	/* No pidfd (Linux before 5.3): look every 200 us without reaping. */
-	for (;;) {
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
-			return false;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (seconds_between(start, &now) >= timeout_s) {
-			kill_group(pid);
-			return true;
+	return timed_out;
+}
+
+/* The program argv[0] names, looked up as execvp would: a name with '/' as
+ * it is, else the first executable regular file of that name in PATH.
+ * Owned; NULL and errno (ENOENT, EACCES) when there is none. */
+static char *find_program(const char *name);
+
+/* Starts argv in a process group of its own, on the given streams, with
+ * the default signal dispositions and an empty mask, and with a parent-death
+ * signal: if gpuopt dies, the kernel kills the command (SIGKILL). vfork, so
+ * the time from the call to the program's start stays that of posix_spawn;
+ * all signals are blocked around it, so no handler runs in the child. */
+static pid_t spawn(const char *path, char *const argv[], const struct runner_stdio *io, int *err)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	volatile int child_errno = 0;
+	pid_t parent = getpid();
+	const int from[3] = {io->in, io->out, io->err};
+	pid_t pid = vfork();
+	if (pid == 0) {
+		/* the child: system calls only, on what was prepared above */
+		setpgid(0, 0);
+		for (int fd = 0; fd < 3; fd++)
+			if (from[fd] != fd && dup2(from[fd], fd) < 0) {
+				child_errno = errno;
+				_exit(127);
+			}
+		if (io->cwd && chdir(io->cwd) != 0) {
+			child_errno = errno;
+			_exit(127);
 		}
-		struct timespec nap = {0, 200000};
-		nanosleep(&nap, NULL);
+		/* handlers would run here, in gpuopt's memory, until the exec:
+		 * back to the default; ignored signals stay ignored (as exec
+		 * keeps them), but for SIGINT, SIGTERM and SIGPIPE */
+		struct sigaction dfl, cur;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &cur) == 0 &&
+			    (cur.sa_handler != SIG_IGN || sig == SIGINT || sig == SIGTERM || sig == SIGPIPE) &&
+			    cur.sa_handler != SIG_DFL)
+				sigaction(sig, &dfl, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127); /* gpuopt died already */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(path, argv, environ);
+		child_errno = errno;
+		_exit(127);
 	}
+	int e = pid < 0 ? errno : child_errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0 && e) { /* it never ran: reap it */
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+	}
+	*err = e;
+	return pid;
 }
 
 bool runner_run(char *const argv[], const struct runner_stdio *io, double timeout_s,
 		struct run_result *r)
 {
 	memset(r, 0, sizeof *r);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	const int from[3] = {io->in, io->out, io->err};
-	for (int fd = 0; fd < 3; fd++)
-		if (from[fd] != fd)
-			posix_spawn_file_actions_adddup2(&fa, from[fd], fd);
-	if (io->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, io->cwd);
-	posix_spawnattr_init(&at);
-	sigset_t none, dflt;
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF);
-
-	struct timespec t0, t1;
-	pid_t pid;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int e = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (e != 0) {
-		r->spawn_errno = e;
+	/* a relative program path is taken from the directory it starts in */
+	char *rel = io->cwd && strchr(argv[0], '/') && argv[0][0] != '/' ? xasprintf("%s/%s", io->cwd, argv[0]) : NULL;
+	char *path = find_program(rel ? rel : argv[0]);
+	free(rel);
+	if (!path) {
+		r->spawn_errno = errno ? errno : ENOENT;
 		return false;
 	}
-	running_pgid = pid;
+	struct timespec t0, t1;
+	int e = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid_t pid = spawn(path, argv, io, &e);
+	free(path);
+	if (pid < 0) {
+		r->spawn_errno = e ? e : EAGAIN;
+		return false;
+	}
+	set_running(pid);
 	if (interrupted)
-		kill_group(pid);
-	if (timeout_s > 0)
-		r->timed_out = wait_until(pid, &t0, timeout_s);
+		kill(-pid, forwarded((int)interrupted));
+	r->timed_out = wait_until(pid, &t0, timeout_s);
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	running_pgid = 0;
+	if (interrupted)
+		kill(-pid, SIGKILL); /* what it started in its group goes too */
+	set_running(0);
 	r->wall_s = seconds_between(&t0, &t1);
 	r->user_s = tv_seconds(&ru.ru_utime);
 	r->sys_s = tv_seconds(&ru.ru_stime);
@@ -217,27 +360,42 @@ static bool is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-bool runner_find_program(const char *name)
+static char *find_program(const char *name)
 {
+	errno = ENOENT;
 	if (!*name)
-		return false;
-	if (strchr(name, '/'))
-		return is_executable_file(name);
+		return NULL;
+	if (strchr(name, '/')) {
+		if (is_executable_file(name))
+			return xstrdup(name);
+		errno = access(name, F_OK) == 0 ? EACCES : ENOENT;
+		return NULL;
+	}
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin";
+	bool denied = false;
 	for (const char *p = path;; ) {
 		const char *colon = strchr(p, ':');
 		size_t len = colon ? (size_t)(colon - p) : strlen(p);
 		char *full = len ? xasprintf("%.*s/%s", (int)len, p, name) : xstrdup(name);
-		bool found = is_executable_file(full);
+		if (is_executable_file(full))
+			return full;
+		denied |= access(full, F_OK) == 0;
 		free(full);
-		if (found)
-			return true;
 		if (!colon)
-			return false;
+			break;
 		p = colon + 1;
 	}
+	errno = denied ? EACCES : ENOENT;
+	return NULL;
+}
+
+bool runner_find_program(const char *name)
+{
+	char *p = find_program(name);
+	free(p);
+	return p != NULL;
 }
 
 /* Copies what is left to read of `from` into `to`; false and errno on an error. */

@@ -1,7 +1,9 @@
 /* runner: start one command without a shell and measure that run alone.
  *
- * The command is started with posix_spawnp (PATH search as execvp does) in
- * a process group of its own, with the standard streams it is given; its
+ * The command is started (PATH search as execvp does) in a process group of
+ * its own, with the standard streams it is given and a parent-death signal
+ * (PR_SET_PDEATHSIG: if gpuopt dies, even of SIGKILL, the kernel kills it);
+ * its
  * wall time is taken on the monotonic clock from just before the spawn to
  * just after wait4 reaps it, and its user / system CPU time and peak
  * resident set come from wait4's rusage for that child alone (not the
@@ -13,9 +15,14 @@
  * at the spawning process's own resident size, so a peak below
  * runner_floor_rss_kib() cannot be seen; the caller records that floor.
  *
- * runner_install_signals() makes SIGINT / SIGTERM kill the running command's
- * process group and raise the runner_interrupted() flag instead of leaving
- * the command running behind gpuopt. */
+ * runner_install_signals() makes the signals that would end gpuopt (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM) reach the
+ * running command's process group instead — the first four as they are, the
+ * others as SIGTERM — and kills the group 2 s later if it is still there
+ * (at once once its leader has gone); runner_interrupted() then says so.
+ * It also starts a watchdog process that kills the running command's group
+ * when gpuopt dies without a word (SIGKILL), so no command, nor what it
+ * started, is left running behind gpuopt. */
 #ifndef GPUOPT_RUNNER_H
 #define GPUOPT_RUNNER_H
 
@@ -64,9 +71,11 @@ long runner_floor_rss_kib(void);
  * not allowed. */
 void runner_reset_peak(void);
 
-/* SIGINT / SIGTERM: kill the running command's group, set the flag. */
+/* The signals above: passed on to the running command's group, the flag
+ * set; and the watchdog. Once per process; call it before any thread. */
 void runner_install_signals(void);
 bool runner_interrupted(void);
+int runner_interrupt_signal(void); /* the first such signal, or 0 */
 
 /* Finds a command name as posix_spawnp would: a name with '/' as is, else
  * each PATH entry. Returns true when an executable regular file is found. */

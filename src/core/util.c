@@ -1,11 +1,40 @@
 /* util: see util.h. */
 #include "util.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+
+#ifdef GPUOPT_FAULT_INJECTION
+/* GPUOPT_FAULT=OP:N: the Nth call of OP fails. Read once, without
+ * allocating (this runs inside xmalloc); counted atomically, as scan's
+ * workers allocate at once. */
+bool fault_now(const char *op)
+{
+	static atomic_int state; /* 0 unread, 1 reading, 2 read */
+	static char want[16];
+	static unsigned long at;
+	static atomic_ulong seen;
+	int expect = 0;
+	if (atomic_compare_exchange_strong(&state, &expect, 1)) {
+		const char *e = getenv("GPUOPT_FAULT");
+		const char *colon = e ? strchr(e, ':') : NULL;
+		if (colon && (size_t)(colon - e) < sizeof want) {
+			memcpy(want, e, (size_t)(colon - e));
+			at = strtoul(colon + 1, NULL, 10);
+		}
+		atomic_store(&state, 2);
+	}
+	while (atomic_load(&state) != 2)
+		;
+	if (!at || strcmp(op, want) != 0)
+		return false;
+	return atomic_fetch_add(&seen, 1) + 1 == at;
+}
+#endif
 
 static void oom(void)
 {
@@ -15,7 +44,7 @@ static void oom(void)
 
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = FAULT("alloc") ? NULL : malloc(n ? n : 1);
 	if (!p)
 		oom();
 	return p;
@@ -23,7 +52,7 @@ void *xmalloc(size_t n)
 
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p = FAULT("alloc") ? NULL : calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		oom();
 	return p;
@@ -31,10 +60,10 @@ void *xcalloc(size_t n, size_t size)
 
 void *xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
-	if (!p)
+	void *q = FAULT("alloc") ? NULL : realloc(p, n ? n : 1);
+	if (!q)
 		oom();
-	return p;
+	return q;
 }
 
 char *xstrdup(const char *s)

@@ -49,4 +49,16 @@ void strv_free(char **v);
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 
+/* Fault injection, in test builds only (tests/fault: gpuopt-fault, built
+ * with -DGPUOPT_FAULT_INJECTION): with GPUOPT_FAULT=OP:N in the environment
+ * the Nth call of OP fails as the system call would — OP is alloc (every
+ * x*alloc), open (a temporary file), write, fsync, close or rename (in
+ * fileio.c). In the real binary FAULT() is false and costs nothing. */
+#ifdef GPUOPT_FAULT_INJECTION
+bool fault_now(const char *op);
+#define FAULT(op) fault_now(op)
+#else
+#define FAULT(op) false
+#endif
+
 #endif

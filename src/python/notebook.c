@@ -56,10 +56,275 @@ static bool cell_text(json_t *src, struct buf *cell)
 	return true;
 }
 
+/* ---- where each cell line is in the .ipynb file ----
+ * jansson keeps no positions, so the notebook's text is walked once more
+ * (it is valid JSON by then) to the cells' "source" strings: a string
+ * holds no raw newline, so each is on one line of the file, and each "\n"
+ * inside it ends one line of the cell. */
+
+struct cell_lines {
+	uint32_t *line; /* per cell line: the file line it starts on */
+	size_t n, cap;
+};
+
+struct jscan {
+	const char *p, *end;
+	uint32_t line;
+	int depth;
+};
+
+static void js_ws(struct jscan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) {
+		s->line += *s->p == '\n';
+		s->p++;
+	}
+}
+
+static void lines_push(struct cell_lines *cl, size_t at, uint32_t line)
+{
+	while (cl->n <= at) {
+		if (cl->n == cl->cap) {
+			cl->cap = cl->cap ? 2 * cl->cap : 16;
+			cl->line = xrealloc(cl->line, cl->cap * sizeof *cl->line);
+		}
+		cl->line[cl->n++] = 0;
+	}
+	if (!cl->line[at])
+		cl->line[at] = line;
+}
+
+/* Past a string at s->p ('"'); with cl, its cell lines are recorded from
+ * *cur on (and *cur advanced past each "\n"). */
+static bool js_string(struct jscan *s, struct cell_lines *cl, size_t *cur)
+{
+	if (s->p >= s->end || *s->p != '"')
+		return false;
+	s->p++;
+	if (cl)
+		lines_push(cl, *cur, s->line);
+	while (s->p < s->end && *s->p != '"') {
+		if (*s->p == '\\' && s->p + 1 < s->end) {
+			bool nl = s->p[1] == 'n';
+			s->p += 2;
+			if (nl && cl) {
+				++*cur;
+				if (s->p < s->end && *s->p != '"')
+					lines_push(cl, *cur, s->line); /* the next line starts here too */
+			}
+			continue;
+		}
+		s->p++;
+	}
+	if (s->p >= s->end)
+		return false;
+	s->p++;
+	return true;
+}
+
+static bool js_value(struct jscan *s);
+
+static bool js_members(struct jscan *s, char open, char close, bool keyed)
+{
+	if (s->p >= s->end || *s->p != open || ++s->depth > 200)
+		return false;
+	s->p++;
+	js_ws(s);
+	if (s->p < s->end && *s->p == close) {
+		s->p++;
+		s->depth--;
+		return true;
+	}
+	for (;;) {
+		js_ws(s);
+		if (keyed) {
+			if (!js_string(s, NULL, NULL))
+				return false;
+			js_ws(s);
+			if (s->p >= s->end || *s->p != ':')
+				return false;
+			s->p++;
+			js_ws(s);
+		}
+		if (!js_value(s))
+			return false;
+		js_ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == close) {
+			s->p++;
+			s->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+static bool js_value(struct jscan *s)
+{
+	if (s->p >= s->end)
+		return false;
+	if (*s->p == '"')
+		return js_string(s, NULL, NULL);
+	if (*s->p == '{')
+		return js_members(s, '{', '}', true);
+	if (*s->p == '[')
+		return js_members(s, '[', ']', false);
+	while (s->p < s->end && !strchr(",]} \t\r\n", *s->p))
+		s->p++;
+	return true;
+}
+
+/* At a key (s->p at '"'): true and past the colon when it is `key`. */
+static bool js_key(struct jscan *s, const char *key, bool *match)
+{
+	const char *k = s->p + 1;
+	if (!js_string(s, NULL, NULL))
+		return false;
+	size_t n = strlen(key);
+	*match = (size_t)(s->p - 1 - k) == n && memcmp(k, key, n) == 0;
+	js_ws(s);
+	if (s->p >= s->end || *s->p != ':')
+		return false;
+	s->p++;
+	js_ws(s);
+	return true;
+}
+
+/* The cell object at s->p: its src_key's lines into cl. */
+static bool js_cell(struct jscan *s, const char *src_key, struct cell_lines *cl)
+{
+	if (s->p >= s->end || *s->p != '{')
+		return js_value(s);
+	s->p++;
+	for (;;) {
+		js_ws(s);
+		if (s->p < s->end && *s->p == '}') {
+			s->p++;
+			return true;
+		}
+		bool is_src;
+		if (!js_key(s, src_key, &is_src))
+			return false;
+		size_t cur = 0;
+		if (is_src && s->p < s->end && *s->p == '"') {
+			if (!js_string(s, cl, &cur))
+				return false;
+		} else if (is_src && s->p < s->end && *s->p == '[') {
+			s->p++;
+			for (;;) {
+				js_ws(s);
+				if (s->p < s->end && *s->p == ']') {
+					s->p++;
+					break;
+				}
+				if (!(s->p < s->end && *s->p == '"' ? js_string(s, cl, &cur) : js_value(s)))
+					return false;
+				js_ws(s);
+				if (s->p < s->end && *s->p == ',')
+					s->p++;
+			}
+		} else if (!js_value(s)) {
+			return false;
+		}
+		js_ws(s);
+		if (s->p < s->end && *s->p == ',')
+			s->p++;
+	}
+}
+
+/* The array of cells at s->p: one cell_lines per cell, in order. */
+static bool js_cells(struct jscan *s, const char *src_key, struct cell_lines **out, size_t *n)
+{
+	if (s->p >= s->end || *s->p != '[')
+		return false;
+	s->p++;
+	size_t cap = 0;
+	for (;;) {
+		js_ws(s);
+		if (s->p < s->end && *s->p == ']') {
+			s->p++;
+			return true;
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		memset(&(*out)[*n], 0, sizeof **out);
+		if (!js_cell(s, src_key, &(*out)[(*n)++]))
+			return false;
+		js_ws(s);
+		if (s->p < s->end && *s->p == ',')
+			s->p++;
+	}
+}
+
+/* Finds the cells array (top-level "cells", or nbformat 3's
+ * worksheets[0].cells) and maps its cells' lines. Best effort: on anything
+ * unexpected the map is left short (lines then read 0: unknown). */
+static void map_file_lines(const char *json, size_t len, const char *src_key, struct cell_lines **out,
+			   size_t *n)
+{
+	struct jscan s = {json, json + len, 1, 0};
+	js_ws(&s);
+	if (s.p >= s.end || *s.p != '{')
+		return;
+	s.p++;
+	for (;;) {
+		js_ws(&s);
+		if (s.p >= s.end || *s.p == '}')
+			return;
+		bool cells, ws = false;
+		const char *key = s.p;
+		if (!js_key(&s, "cells", &cells))
+			return;
+		if (!cells) {
+			s.p = key;
+			if (!js_key(&s, "worksheets", &ws))
+				return;
+		}
+		if (cells) {
+			js_cells(&s, src_key, out, n);
+			return;
+		}
+		if (ws && s.p < s.end && *s.p == '[') {
+			s.p++;
+			js_ws(&s);
+			if (s.p < s.end && *s.p == '{') {
+				s.p++;
+				for (;;) {
+					js_ws(&s);
+					bool c2;
+					if (s.p >= s.end || *s.p == '}' || !js_key(&s, "cells", &c2))
+						return;
+					if (c2) {
+						js_cells(&s, src_key, out, n);
+						return;
+					}
+					if (!js_value(&s))
+						return;
+					js_ws(&s);
+					if (s.p < s.end && *s.p == ',')
+						s.p++;
+				}
+			}
+			return;
+		}
+		if (!js_value(&s))
+			return;
+		js_ws(&s);
+		if (s.p < s.end && *s.p == ',')
+			s.p++;
+	}
+}
+
 struct joiner {
 	struct buf text;
-	uint32_t *line_cell, *line_in_cell;
+	uint32_t *line_cell, *line_in_cell, *line_file;
 	size_t nlines, cap;
+	const struct cell_lines *file; /* the cell being added: its lines in the file */
 };
 
 static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell, uint32_t in_cell)
@@ -68,9 +333,11 @@ static void add_line(struct joiner *j, const char *line, size_t n, uint32_t cell
 		j->cap = j->cap ? j->cap * 2 : 256;
 		j->line_cell = xrealloc(j->line_cell, j->cap * sizeof *j->line_cell);
 		j->line_in_cell = xrealloc(j->line_in_cell, j->cap * sizeof *j->line_in_cell);
+		j->line_file = xrealloc(j->line_file, j->cap * sizeof *j->line_file);
 	}
 	j->line_cell[j->nlines] = cell;
 	j->line_in_cell[j->nlines] = in_cell;
+	j->line_file[j->nlines] = j->file && in_cell < j->file->n ? j->file->line[in_cell] : 0;
 	j->nlines++;
 	buf_append(&j->text, line, n);
 	buf_putc(&j->text, '\n');
@@ -229,6 +496,9 @@ bool notebook_to_source(const char *path, const char *json, size_t len,
 	}
 	struct joiner j = {0};
 	struct buf cell = {0};
+	struct cell_lines *fl = NULL;
+	size_t nfl = 0;
+	map_file_lines(json, len, src_key, &fl, &nfl);
 	size_t i;
 	json_t *c;
 	json_array_foreach(cells, i, c) {
@@ -248,8 +518,12 @@ bool notebook_to_source(const char *path, const char *json, size_t len,
 			*why = xasprintf("cell %zu: source contains a NUL character", i + 1);
 			goto fail;
 		}
+		j.file = i < nfl ? &fl[i] : NULL;
 		add_cell(&j, cell.data ? cell.data : "", cell.len, (uint32_t)(i + 1));
 	}
+	for (size_t k = 0; k < nfl; k++)
+		free(fl[k].line);
+	free(fl);
 	buf_free(&cell);
 	json_decref(doc);
 	out->path = xstrdup(path);
@@ -258,13 +532,18 @@ bool notebook_to_source(const char *path, const char *json, size_t len,
 	out->notebook = true;
 	out->line_cell = j.line_cell;
 	out->line_in_cell = j.line_in_cell;
+	out->line_file = j.line_file;
 	out->nlines = j.nlines;
 	return true;
 fail:
+	for (size_t k = 0; k < nfl; k++)
+		free(fl[k].line);
+	free(fl);
 	buf_free(&cell);
 	buf_free(&j.text);
 	free(j.line_cell);
 	free(j.line_in_cell);
+	free(j.line_file);
 	json_decref(doc);
 	return false;
 }

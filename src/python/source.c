@@ -164,15 +164,46 @@ void source_free(struct source *s)
 	free(s->text);
 	free(s->line_cell);
 	free(s->line_in_cell);
+	free(s->line_file);
+	free(s->cont_blocks);
 	memset(s, 0, sizeof *s);
+}
+
+/* Continuation bytes (10xxxxxx) in text[0..pos). */
+static size_t cont_before(const struct source *s, size_t pos)
+{
+	const unsigned char *t = (const unsigned char *)s->text;
+	size_t b = pos / SOURCE_COL_BLOCK, n = s->cont_blocks[b];
+	for (size_t i = b * SOURCE_COL_BLOCK; i < pos; i++)
+		n += (t[i] & 0xC0) == 0x80;
+	return n;
 }
 
 uint32_t source_column(const struct source *s, size_t line_start, uint32_t byte_col)
 {
-	uint32_t col = 1;
-	const unsigned char *p = (const unsigned char *)s->text + line_start;
-	for (uint32_t i = 0; i < byte_col && line_start + i < s->len; i++)
-		if ((p[i] & 0xC0) != 0x80)
-			col++;
-	return col;
+	if (!s->cont_ready) { /* once per source: the index is the source's own */
+		struct source *m = (struct source *)s;
+		const unsigned char *t = (const unsigned char *)s->text;
+		size_t nb = s->len / SOURCE_COL_BLOCK + 1, total = 0;
+		uint32_t *blocks = xmalloc((nb + 1) * sizeof *blocks);
+		blocks[0] = 0;
+		for (size_t b = 0; b < nb; b++) {
+			size_t end = (b + 1) * SOURCE_COL_BLOCK < s->len ? (b + 1) * SOURCE_COL_BLOCK : s->len;
+			for (size_t i = b * SOURCE_COL_BLOCK; i < end; i++)
+				total += (t[i] & 0xC0) == 0x80;
+			blocks[b + 1] = (uint32_t)total;
+		}
+		if (!total) { /* ASCII: a column is a byte offset */
+			free(blocks);
+			blocks = NULL;
+		}
+		m->cont_blocks = blocks;
+		m->cont_ready = true;
+	}
+	size_t start = line_start < s->len ? line_start : s->len;
+	size_t end = line_start + byte_col < s->len ? line_start + byte_col : s->len;
+	size_t bytes = end - start;
+	if (s->cont_blocks)
+		bytes -= cont_before(s, end) - cont_before(s, start);
+	return (uint32_t)bytes + 1;
 }

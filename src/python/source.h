@@ -22,8 +22,14 @@ struct source {
 	 * among all cells and its 0-based line within that cell. */
 	uint32_t *line_cell;
 	uint32_t *line_in_cell;
+	uint32_t *line_file;   /* the 1-based .ipynb line its text is on (0: unknown) */
 	size_t nlines;
+	/* For source_column, made on its first call: the UTF-8 continuation
+	 * bytes before each SOURCE_COL_BLOCK-byte block (NULL: none at all). */
+	uint32_t *cont_blocks;
+	bool cont_ready;
 };
+#define SOURCE_COL_BLOCK 4096
 
 /* Reads and decodes `path` ("-" = stdin, as Python). A path ending in .ipynb
  * is read as a notebook. On failure returns false with *why (owned) saying
@@ -38,7 +44,9 @@ bool source_from_python(const char *path, const char *bytes, size_t len,
 void source_free(struct source *s); /* accepts a zeroed source */
 
 /* 1-based column, in Unicode code points, of byte offset `byte_col` within
- * the line starting at text + line_start. */
+ * the line starting at text + line_start. Constant time whatever the line's
+ * length (at most a block is counted), so a long line of many findings
+ * stays linear. Not for two threads on one source at once. */
 uint32_t source_column(const struct source *s, size_t line_start, uint32_t byte_col);
 
 /* Validates UTF-8; returns the offset of the first bad byte or len if OK. */

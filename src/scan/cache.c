@@ -1,9 +1,12 @@
 /* cache: see cache.h.
  *
  * Entry format (native byte order; a cache is per machine): the magic
- * "GPUOPTC2", u32 count, u32 syntax-error line and cell, then per finding
- * ten u32 (line, col, end_line, end_col, cell, start_byte, end_byte, rank,
- * loop_line, the rule's index in the knowledge data) and nine strings
+ * "GPUOPTC3", a u64 checksum (XXH3-64 of every byte after it: a damaged
+ * entry is a miss, and the scan writes it again), u32 count, u32
+ * syntax-error line and cell, then per finding
+ * twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
+ * rank, loop_line, the rule's index in the knowledge data, file_line,
+ * file_end_line) and nine strings
  * (library, display, target, symbol, message, fix, headline, line_text,
  * rank_reason), each a u32 length (0xFFFFFFFF for none), the bytes and a
  * NUL. A hit keeps the entry as read and points the findings' strings into
@@ -17,7 +20,8 @@
  * says which content a path had. A file changed less than two seconds
  * before it was read is not indexed (its mtime could hide a later write
  * in the same tick), nor is anything whose stat changed since. Format:
- * "GPUOPTI2", u32 count, then per path u32 length, the bytes and a NUL,
+ * "GPUOPTI3", the u64 checksum as above, u32 count, then per path u32
+ * length, the bytes and a NUL,
  * seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
  * notebook and the two u64 halves of the key. */
 #include "cache.h"
@@ -37,8 +41,9 @@
 #include "core/util.h"
 #include "core/version.h"
 
-#define MAGIC "GPUOPTC2"
-#define INDEX_MAGIC "GPUOPTI2"
+#define MAGIC "GPUOPTC3"
+#define INDEX_MAGIC "GPUOPTI3"
+#define HEAD 16 /* the magic and the checksum */
 #define NONE_LEN 0xFFFFFFFFu
 /* Most paths the index keeps (the newest run's first). */
 #define INDEX_MAX 400000u
@@ -75,11 +80,36 @@ static void index_free(struct cache *c);
 static void index_save(struct cache *c);
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
-/* Writes b to path, whole or not at all. A failed write only costs a
- * re-scan; the directory is made on the first failure, not checked on
- * every write. */
-static void write_cache_file(char *path, const struct buf *b)
+static uint64_t checksum(const char *data, size_t len)
 {
+	return len < HEAD ? 0 : XXH3_64bits(data + HEAD, len - HEAD);
+}
+
+void cache_seal(char *data, size_t len)
+{
+	if (len >= HEAD) {
+		uint64_t h = checksum(data, len);
+		memcpy(data + 8, &h, sizeof h);
+	}
+}
+
+/* True when the bytes after the head are the ones the head's checksum was
+ * made of. */
+static bool intact(const char *data, size_t len)
+{
+	uint64_t h;
+	if (len < HEAD)
+		return false;
+	memcpy(&h, data + 8, sizeof h);
+	return h == checksum(data, len);
+}
+
+/* Seals b (its checksum) and writes it to path, whole or not at all. A
+ * failed write only costs a re-scan; the directory is made on the first
+ * failure, not checked on every write. */
+static void write_cache_file(char *path, struct buf *b)
+{
+	cache_seal(b->data, b->len);
 	char *why = NULL;
 	if (!write_file_replace(path, b->data, b->len, &why)) {
 		char *slash = strrchr(path, '/');
@@ -175,6 +205,7 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 	XXH128_hash_t key = entry_key(c, src);
 	struct buf b = {0};
 	buf_append(&b, MAGIC, 8);
+	buf_append(&b, "\0\0\0\0\0\0\0\0", 8); /* the checksum, by write_cache_file */
 	put_u32(&b, (uint32_t)res->n);
 	put_u32(&b, res->syntax_error_line);
 	put_u32(&b, res->syntax_error_cell);
@@ -182,7 +213,7 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 		const struct finding *f = &res->items[i];
 		uint32_t nums[] = {f->line, f->col, f->end_line, f->end_col, f->cell,
 				   f->start_byte, f->end_byte, f->rank, f->loop_line,
-				   (uint32_t)f->rule->index};
+				   (uint32_t)f->rule->index, f->file_line, f->file_end_line};
 		buf_append(&b, nums, sizeof nums);
 		put_str(&b, f->library);
 		put_str(&b, f->display);
@@ -317,15 +348,15 @@ static bool read_cache_file(char *path, const char *magic, size_t min, struct bu
 static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_result *out)
 {
 	memset(out, 0, sizeof *out);
-	if (len < 8 || memcmp(data, MAGIC, 8) != 0) {
+	if (len < HEAD || memcmp(data, MAGIC, 8) != 0 || !intact(data, len)) {
 		free(data);
 		return false;
 	}
-	struct reader r = {data + 8, data + len, false};
+	struct reader r = {data + HEAD, data + len, false};
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
 	out->syntax_error_cell = get_u32(&r);
-	if (r.bad || n > len / 76) { /* each finding takes at least 76 bytes */
+	if (r.bad || n > len / 84) { /* each finding takes at least 84 bytes */
 		free(data);
 		return false;
 	}
@@ -334,7 +365,7 @@ static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_re
 	out->strings = data; /* the findings' strings point into the entry */
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
-		uint32_t nums[10];
+		uint32_t nums[12];
 		if ((size_t)(r.end - r.p) < sizeof nums) {
 			r.bad = true;
 			break;
@@ -351,6 +382,8 @@ static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_re
 		f->rank = nums[7];
 		f->loop_line = nums[8];
 		f->rule = nums[9] < c->kb->nrules ? &c->kb->rules[nums[9]] : NULL;
+		f->file_line = nums[10];
+		f->file_end_line = nums[11];
 		f->func = -1;
 		f->library = get_interned(c, &r);
 		f->display = get_interned(c, &r);
@@ -374,7 +407,7 @@ static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_re
 static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *out)
 {
 	struct buf b = {0};
-	if (!read_cache_file(key_path(c, key), MAGIC, 8, &b))
+	if (!read_cache_file(key_path(c, key), MAGIC, HEAD, &b))
 		return false;
 	return decode_entry(c, b.data, b.len, out);
 }
@@ -427,9 +460,9 @@ static void index_free(struct cache *c)
  * anything short or odd leaves it empty. */
 static void index_parse(struct cache *c, const char *data, size_t len)
 {
-	if (len < 12 || memcmp(data, INDEX_MAGIC, 8) != 0)
+	if (len < HEAD + 4 || memcmp(data, INDEX_MAGIC, 8) != 0 || !intact(data, len))
 		return;
-	struct reader r = {(char *)data + 8, (char *)data + len, false};
+	struct reader r = {(char *)data + HEAD, (char *)data + len, false};
 	uint32_t n = get_u32(&r);
 	if (n > INDEX_MAX || n > len / 60)
 		return;
@@ -474,7 +507,7 @@ static void index_parse(struct cache *c, const char *data, size_t len)
 static void index_load(struct cache *c)
 {
 	struct buf b = {0};
-	if (!read_cache_file(index_path(c), INDEX_MAGIC, 12, &b))
+	if (!read_cache_file(index_path(c), INDEX_MAGIC, HEAD + 4, &b))
 		return;
 	index_parse(c, b.data, b.len);
 	buf_free(&b);
@@ -575,6 +608,7 @@ static void index_save(struct cache *c)
 	}
 	struct buf b = {0};
 	buf_append(&b, INDEX_MAGIC, 8);
+	buf_append(&b, "\0\0\0\0\0\0\0\0", 8); /* the checksum, by write_cache_file */
 	uint32_t n = 0;
 	put_u32(&b, 0);
 	for (size_t i = 0; i < c->nfresh && n < INDEX_MAX; i++, n++)
@@ -585,7 +619,7 @@ static void index_save(struct cache *c)
 				put_entry(&b, &c->old[i]);
 				n++;
 			}
-	memcpy(b.data + 8, &n, sizeof n);
+	memcpy(b.data + HEAD, &n, sizeof n);
 	free(seen);
 	char *path = index_path(c);
 	write_cache_file(path, &b);

@@ -5,7 +5,9 @@
  * $XDG_CACHE_HOME/gpuopt/VERSION/ (default ~/.cache/gpuopt/VERSION/), one
  * file each, written whole or not at all, so concurrent scans share it
  * safely. An index of path stats lets a re-scan find an unchanged file
- * without reading it. Any problem with the cache only costs a re-scan. */
+ * without reading it. Each file carries a checksum of its bytes: a damaged
+ * one is a miss (and is written again). Any problem with the cache only
+ * costs a re-scan. */
 #ifndef GPUOPT_CACHE_H
 #define GPUOPT_CACHE_H
 
@@ -50,5 +52,10 @@ bool cache_known_unchanged(struct cache *c, const char *path, const struct stat 
  * holds as an index, or -1 when it is not one. */
 bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out);
 long cache_decode_index(const char *data, size_t len);
+
+/* For the fuzz target: makes the checksum of an entry's or index's bytes
+ * (len of them, from the magic on) match the rest, as a write does, so
+ * changed bytes reach the decoder instead of the checksum's refusal. */
+void cache_seal(char *data, size_t len);
 
 #endif

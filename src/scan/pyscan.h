@@ -18,6 +18,7 @@
 struct finding {
 	uint32_t line, col, end_line, end_col; /* 1-based; columns in code points */
 	uint32_t cell;                         /* notebooks: 1-based cell; else 0 */
+	uint32_t file_line, file_end_line;     /* notebooks: the lines in the .ipynb file (0: unknown) */
 	uint32_t start_byte, end_byte;         /* in source->text */
 	const struct rule *rule;               /* borrowed from the kb */
 	const char *library;                   /* borrowed: CPU library id */

@@ -311,13 +311,21 @@ static void sarif_render(const struct scan_file *sf, struct buf *b)
 		B_LIT(b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ");
 		b_json(b, uri);
 		B_LIT(b, ", \"uriBaseId\": \"%SRCROOT%\"}, \"region\": {\"startLine\": ");
-		b_u32(b, f->line);
-		B_LIT(b, ", \"startColumn\": ");
-		b_u32(b, f->col);
-		B_LIT(b, ", \"endLine\": ");
-		b_u32(b, f->end_line);
-		B_LIT(b, ", \"endColumn\": ");
-		b_u32(b, f->end_col);
+		if (sf->notebook && f->file_line) {
+			/* the lines of the .ipynb file a viewer shows; columns
+			 * there are those of JSON strings, so none */
+			b_u32(b, f->file_line);
+			B_LIT(b, ", \"endLine\": ");
+			b_u32(b, f->file_end_line >= f->file_line ? f->file_end_line : f->file_line);
+		} else {
+			b_u32(b, f->line);
+			B_LIT(b, ", \"startColumn\": ");
+			b_u32(b, f->col);
+			B_LIT(b, ", \"endLine\": ");
+			b_u32(b, f->end_line);
+			B_LIT(b, ", \"endColumn\": ");
+			b_u32(b, f->end_col);
+		}
 		B_LIT(b, "}}}], \"properties\": {");
 		b_key(b, "category", f->rule->category);
 		B_LIT(b, ", ");
@@ -326,9 +334,13 @@ static void sarif_render(const struct scan_file *sf, struct buf *b)
 		b_key(b, "symbol", f->symbol);
 		B_LIT(b, ", ");
 		b_key(b, "target", f->target);
-		if (sf->notebook) {
+		if (sf->notebook) { /* where it is in the notebook's own terms */
 			B_LIT(b, ", \"cell\": ");
 			b_u32(b, f->cell);
+			B_LIT(b, ", \"lineInCell\": ");
+			b_u32(b, f->line);
+			B_LIT(b, ", \"columnInCell\": ");
+			b_u32(b, f->col);
 		}
 		B_LIT(b, ", \"rank\": ");
 		b_u32(b, f->rank);

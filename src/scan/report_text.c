@@ -129,11 +129,17 @@ static void headlines(FILE *out, const struct style *s, const struct scan_file *
 			size_t n = gr->paths[p].count;
 			if (p)
 				fputs(", ", out);
-			if (gr->paths[p].target)
+			if (gr->paths[p].target) {
 				fprintf(out, "%zu call%s → %s%s%s", n, n == 1 ? "" : "s", s->green,
 					gr->paths[p].target, s->reset);
-			else
-				fputs(gr->paths[p].message, out);
+			} else {
+				/* the message names the library itself ("torch: ..."): once is enough */
+				const char *m = gr->paths[p].message;
+				size_t dl = strlen(gr->display);
+				if (strncmp(m, gr->display, dl) == 0 && m[dl] == ':' && m[dl + 1] == ' ')
+					m += dl + 2;
+				fputs(m, out);
+			}
 		}
 		if (gr->others)
 			fprintf(out, "%s%zu without a GPU path or flagged below", gr->npaths ? "; " : "", gr->others);

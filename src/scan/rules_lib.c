@@ -286,7 +286,8 @@ static void emit(struct ctx *c, PNode at, const struct kb_library *lib, const st
 		target = NULL;
 		msg_t = why ? "{short}: {arg}={value} makes {target} fall back to the CPU: {why}"
 			    : "{short}: {arg}={value} makes {target} fall back to the CPU";
-		fix_t = "keep this call on the CPU, or drop {arg}={value} if the GPU result is acceptable without it";
+		fix_t = "keep this call on the CPU; dropping {arg}={value} would change what the call computes, "
+			"so do it only if a result without it is still the one you need (then check it with gpuopt verify)";
 	} else if (gpu) {
 		rule = e && e->rule ? e->rule : lib->rule;
 		target = lib_target;

@@ -55,6 +55,38 @@ struct job {
 	pthread_cond_t cv;
 };
 
+/* The .ipynb line of a notebook's cell line (1-based line in the cell), or
+ * 0: a binary search over the joined text's lines, which go cell by cell. */
+static uint32_t file_line_of(const struct source *s, uint32_t cell, uint32_t line)
+{
+	size_t lo = 0, hi = s->nlines;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at = (uint64_t)s->line_cell[mid] << 32 | s->line_in_cell[mid];
+		uint64_t want = (uint64_t)cell << 32 | (line ? line - 1 : 0);
+		if (at == want)
+			return s->line_file[mid];
+		if (at < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Notebooks: where each finding is in the .ipynb file itself (for SARIF
+ * viewers, which show the file, not the cells). */
+static void set_file_lines(const struct source *src, struct scan_result *res)
+{
+	if (!src->notebook || !src->line_file)
+		return;
+	for (size_t i = 0; i < res->n; i++) {
+		struct finding *f = &res->items[i];
+		f->file_line = file_line_of(src, f->cell, f->line);
+		f->file_end_line = file_line_of(src, f->cell, f->end_line);
+	}
+}
+
 /* A file of the project: scanned with the project's facts, never cached. */
 static void scan_in_project(struct pyscanner *ps, const struct project *project, struct scan_file *sf)
 {
@@ -67,10 +99,12 @@ static void scan_in_project(struct pyscanner *ps, const struct project *project,
 	sf->notebook = src.notebook;
 	char *module = project_module_name(sf->path);
 	struct pyscan_project pp = {.project = project, .module = module};
-	if (pyscan_in(ps, &src, &pp, &sf->res, &why))
+	if (pyscan_in(ps, &src, &pp, &sf->res, &why)) {
 		sf->ok = true;
-	else
+		set_file_lines(&src, &sf->res);
+	} else {
 		sf->error = why;
+	}
 	free(module);
 	source_free(&src);
 }
@@ -97,6 +131,7 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 		sf->ok = true;
 	} else if (pyscan_in(ps, &src, &(struct pyscan_project){.plain = plain}, &sf->res, &why)) {
 		sf->ok = true;
+		set_file_lines(&src, &sf->res);
 		if (strcmp(sf->path, "-") != 0)
 			cache_put(cache, &src, known, &sf->res);
 	} else {

@@ -1179,6 +1179,7 @@ static json_t *bench_candidate(struct session *s, const struct cand *c, int inde
 	memset(&set, 0, sizeof set);
 	set.warmup = s->c.warmup;
 	set.min_runs = s->c.min_runs;
+	set.min_runs_set = true; /* the contract's floor holds against its max_time */
 	set.max_runs = s->c.max_runs;
 	set.min_time_s = s->c.min_time;
 	set.max_time_s = s->c.max_time;
@@ -1197,22 +1198,28 @@ static json_t *bench_candidate(struct session *s, const struct cand *c, int inde
 	say(s, "%s: benchmarking against the baseline (interleaved, at least %u rounds, at most %.0f s)", c->name,
 	    set.min_runs, set.max_time_s);
 	struct bench_result *r = bench_run(&set, cmds, 2);
-	if (r->status == BENCH_OK) {
+	if (r->nmeasured == 1) { /* measured to the end (a failed --cleanup after it changes nothing) */
 		char *text = bench_to_json(r);
 		doc = json_loads(text, 0, NULL);
 		free(text);
 		const struct bench_group *g = &r->groups[0];
 		const struct bench_comparison *cmp = &g->cmp[0];
-		json_object_set_new(summary, "verdict", json_string(cmp->verdict));
-		json_object_set_new(summary, "speedup", json_real(cmp->speedup.estimate));
-		json_object_set_new(summary, "lo", json_real(cmp->speedup.lo));
-		json_object_set_new(summary, "hi", json_real(cmp->speedup.hi));
+		if (cmp->why) { /* no number where the runs give no verdict */
+			char *v = xasprintf("cannot conclude: %s", cmp->why);
+			json_object_set_new(summary, "verdict", json_string(v));
+			free(v);
+		} else {
+			json_object_set_new(summary, "verdict", json_string(cmp->verdict));
+			json_object_set_new(summary, "speedup", json_real(cmp->speedup.estimate));
+			json_object_set_new(summary, "lo", json_real(cmp->speedup.lo));
+			json_object_set_new(summary, "hi", json_real(cmp->speedup.hi));
+		}
 		json_object_set_new(summary, "baseline_median_s", json_real(g->cmds[0].wall.median));
 		json_object_set_new(summary, "candidate_median_s", json_real(g->cmds[1].wall.median));
 		json_object_set_new(summary, "rounds", json_integer((json_int_t)g->rounds));
 	} else {
 		static const char *const why[] = {"", "a command could not be split or found", "a command could not be started",
-						  "a run failed", "interrupted"};
+						  "a run failed", "a --cleanup failed", "interrupted"};
 		json_object_set_new(summary, "error", json_string(why[r->status]));
 	}
 	bench_result_free(r);

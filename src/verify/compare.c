@@ -56,9 +56,11 @@ size_t cmp_kind_size(enum cmp_kind k)
 	case CMP_U64:
 	case CMP_F64:
 	case CMP_C64: return 8;
-	case CMP_F32: return 4;
+	case CMP_F32:
+	case CMP_F16: return 4;
 	case CMP_I128:
-	case CMP_C128: return 16;
+	case CMP_C128:
+	case CMP_DD: return 16;
 	}
 	return 16;
 }
@@ -110,9 +112,27 @@ static struct cmp_value value_at(enum cmp_kind k, const void *base, size_t i)
 		break;
 	}
 	case CMP_F32:
+	case CMP_F16:
 		v.type = CMP_VF32;
 		v.re = ((const float *)base)[i];
 		break;
+	case CMP_DD: {
+		/* integral values print as the integers they are */
+		double hi = ((const double *)base)[2 * i], lo = ((const double *)base)[2 * i + 1];
+		v.type = CMP_VF64;
+		v.re = hi;
+		if (hi == floor(hi) && fabs(hi) < 0x1p64) {
+			cmp_i128 x = (cmp_i128)hi + (cmp_i128)lo;
+			if (x >= INT64_MIN && x <= INT64_MAX) {
+				v.type = CMP_VINT;
+				v.i = (int64_t)x;
+			} else if (x >= 0 && x <= (cmp_i128)UINT64_MAX) {
+				v.type = CMP_VUINT;
+				v.u = (uint64_t)x;
+			}
+		}
+		break;
+	}
 	case CMP_F64:
 		v.type = CMP_VF64;
 		v.re = ((const double *)base)[i];
@@ -170,6 +190,27 @@ static inline uint32_t f32_ulps(float x, float y)
 static inline uint64_t f64_ulps(double x, double y)
 {
 	uint64_t a = f64_key(x), b = f64_key(y);
+	return (a > b ? a : b) - (a < b ? a : b);
+}
+
+/* The ulp key of a float holding a float16 value exactly (the F16 kind's
+ * are): the half's magnitude bits (normal: exponent and the top 10 bits of
+ * the mantissa; subnormal: the value in units of 2^-24), ordered as
+ * f32_key orders floats. */
+static inline uint32_t f16_key(float x)
+{
+	uint32_t b;
+	memcpy(&b, &x, sizeof b);
+	uint32_t e = (b >> 23) & 0xffu, m = b & 0x7fffffu;
+	uint32_t mag = e == 0xffu ? 0x7c00u : e >= 113 ? ((e - 112u) << 10) | (m >> 13)
+		     : (uint32_t)(fabsf(x) * 16777216.0f);
+	uint32_t s = 0u - (b >> 31);
+	return 0x8000u + ((mag ^ s) - s);
+}
+
+static inline uint32_t f16_ulps(float x, float y)
+{
+	uint32_t a = f16_key(x), b = f16_key(y);
 	return (a > b ? a : b) - (a < b ? a : b);
 }
 
@@ -244,6 +285,7 @@ static inline uint64_t clamp64(uint64_t u) { return u; }
 		return eq | (fin & within) | (eqnan & rn & cn);                             \
 	}
 ELEMENT_TESTS(f32, float, uint32_t, fabsf, FLT_MAX, f32_ulps, uint32_t)
+ELEMENT_TESTS(f16, float, uint32_t, fabsf, FLT_MAX, f16_ulps, uint32_t)
 ELEMENT_TESTS(f64, double, uint64_t, fabs, DBL_MAX, f64_ulps, uint64_t)
 
 /* Step 1 for floats: the test (OK, one of the functions above), the NaN
@@ -267,16 +309,16 @@ static void ulp_track32(struct cmp_stats *st, const float *r, const float *c, si
 			uint64_t at)
 {
 	uint32_t best = st->max_ulp.err < 0 ? 0 : (uint32_t)st->max_ulp.err;
-	bool any = st->max_ulp.err >= 0;
+	bool any = st->max_ulp.err >= 0, half = st->kind == CMP_F16;
 	for (size_t i = 0; i < nvalid; i++) {
 		float x = r[i], y = c[i];
 		if (x != x || y != y || x == y)
 			continue;
-		uint32_t u = f32_ulps(x, y);
+		uint32_t u = half ? f16_ulps(x, y) : f32_ulps(x, y);
 		if (!any || u > best) {
 			best = u;
 			any = true;
-			set_point(&st->max_ulp, CMP_F32, r, c, i, at, (double)u);
+			set_point(&st->max_ulp, st->kind, r, c, i, at, (double)u);
 		}
 	}
 }
@@ -305,14 +347,17 @@ TARGET_CLONES static void kernel_f32(struct cmp_stats *st, const float *restrict
 	const uint32_t eqnan = st->opts.equal_nan;
 	float de[CMP_BLOCK], den[CMP_BLOCK], xr[CMP_BLOCK];
 	uint32_t bad = 0, nr = 0, nc = 0, nb = 0;
-	if (st->opts.by_ulp)
+	const bool half = st->kind == CMP_F16;
+	if (st->opts.by_ulp && half)
+		FLOAT_STEP1(float, uint32_t, fabsf, f16_ok_ulp(x, y, ulp, eqnan))
+	else if (st->opts.by_ulp)
 		FLOAT_STEP1(float, uint32_t, fabsf, f32_ok_ulp(x, y, ulp, eqnan))
 	else
 		FLOAT_STEP1(float, uint32_t, fabsf, f32_ok(x, y, atol, rtol, eqnan))
 	st->nan_ref_only += nr;
 	st->nan_cand_only += nc;
 	st->nan_both += nb;
-#define OK_AT(i) (st->opts.by_ulp ? f32_ok_ulp(r[i], c[i], ulp, eqnan) \
+#define OK_AT(i) (st->opts.by_ulp ? (half ? f16_ok_ulp(r[i], c[i], ulp, eqnan) : f32_ok_ulp(r[i], c[i], ulp, eqnan)) \
 				  : f32_ok(r[i], c[i], atol, rtol, eqnan))
 	KERNEL_TAIL(float, uint32_t, INFINITY);
 #undef OK_AT
@@ -453,6 +498,51 @@ COMPLEX_KERNEL(kernel_c128, double, fabs, hypot, DBL_MAX, f64_ulps, uint64_t, cl
 #undef NAME_OK
 #undef OK_AT
 
+/* ---- an int64 / uint64 against a float: double-double values ----
+ * Each value is hi + lo exactly (lo is 0 for a float). The difference
+ * (c.hi - r.hi) + (c.lo - r.lo) is exact where it matters: hi values that
+ * are close subtract exactly (Sterbenz), and the lo parts are small
+ * integers. --ulp is refused for mixed dtypes before it gets here. */
+
+static inline int dd_ok(const double *x, const double *y, double atol, double rtol, int eqnan)
+{
+	int rn = x[0] != x[0], cn = y[0] != y[0];
+	int eq = (x[0] == y[0]) & (x[1] == y[1]);
+	int fin = (fabs(x[0]) <= DBL_MAX) & (fabs(y[0]) <= DBL_MAX);
+	double d = fabs((y[0] - x[0]) + (y[1] - x[1]));
+	int within = d <= atol + rtol * fabs(x[0] + x[1]);
+	return eq | (fin & within) | (eqnan & rn & cn);
+}
+
+static void kernel_dd(struct cmp_stats *st, const double *restrict r, const double *restrict c,
+		      size_t nvalid, uint64_t at)
+{
+	const double atol = st->opts.atol, rtol = st->opts.rtol;
+	const int eqnan = st->opts.equal_nan;
+	double de[CMP_BLOCK], den[CMP_BLOCK], xr[CMP_BLOCK];
+	unsigned bad = 0, nr = 0, nc = 0, nb = 0;
+	for (size_t i = 0; i < CMP_BLOCK; i++) {
+		const double *x = r + 2 * i, *y = c + 2 * i;
+		int rn = x[0] != x[0], cn = y[0] != y[0];
+		int eq = (x[0] == y[0]) & (x[1] == y[1]);
+		bad += !dd_ok(x, y, atol, rtol, eqnan);
+		nr += rn & !cn;
+		nc += cn & !rn;
+		nb += rn & cn;
+		double ar = fabs(x[0] + x[1]);
+		double d = (rn | cn | eq) ? 0 : fabs((y[0] - x[0]) + (y[1] - x[1]));
+		de[i] = d;
+		den[i] = d == 0 ? 1 : ar;
+		xr[i] = (rn | cn) ? 0 : ar;
+	}
+	st->nan_ref_only += nr;
+	st->nan_cand_only += nc;
+	st->nan_both += nb;
+#define OK_AT(i) dd_ok(r + 2 * (i), c + 2 * (i), atol, rtol, eqnan)
+	KERNEL_TAIL(double, unsigned, INFINITY);
+#undef OK_AT
+}
+
 void cmp_block(struct cmp_stats *st, const void *ref, const void *cand, size_t n, uint64_t at)
 {
 	/* A short block is padded with zeros on both sides: they pass and add nothing. */
@@ -472,7 +562,9 @@ void cmp_block(struct cmp_stats *st, const void *ref, const void *cand, size_t n
 	case CMP_I64: kernel_i64(st, ref, cand, n, at); break;
 	case CMP_U64: kernel_u64(st, ref, cand, n, at); break;
 	case CMP_I128: kernel_i128(st, ref, cand, n, at); break;
-	case CMP_F32: kernel_f32(st, ref, cand, n, at); break;
+	case CMP_F32:
+	case CMP_F16: kernel_f32(st, ref, cand, n, at); break;
+	case CMP_DD: kernel_dd(st, ref, cand, n, at); break;
 	case CMP_F64: kernel_f64(st, ref, cand, n, at); break;
 	case CMP_C64: kernel_c64(st, ref, cand, n, at); break;
 	case CMP_C128: kernel_c128(st, ref, cand, n, at); break;
@@ -492,8 +584,14 @@ enum cmp_kind cmp_kind_for(const struct npy_dtype *a, const struct npy_dtype *b)
 	bool flt = a->kind == 'f' || b->kind == 'f';
 	bool wide = (a->kind == 'c' && a->size == 16) || (b->kind == 'c' && b->size == 16) ||
 		    (a->kind == 'f' && a->size == 8) || (b->kind == 'f' && b->size == 8);
+	bool int64 = ((a->kind == 'i' || a->kind == 'u') && a->size == 8) ||
+		     ((b->kind == 'i' || b->kind == 'u') && b->size == 8);
 	if (cplx)
 		return wide || big_int(a) || big_int(b) ? CMP_C128 : CMP_C64;
+	if (flt && int64)
+		return CMP_DD; /* float64 would round the integers */
+	if (flt && a->kind == 'f' && b->kind == 'f' && a->size == 2 && b->size == 2)
+		return CMP_F16;
 	if (flt)
 		return wide || big_int(a) || big_int(b) ? CMP_F64 : CMP_F32;
 	bool u64 = (a->kind == 'u' && a->size == 8) || (b->kind == 'u' && b->size == 8);
@@ -532,7 +630,9 @@ bool cmp_direct(enum cmp_kind k, const struct npy_dtype *dt)
 	case CMP_C128: return dt->kind == 'c' && dt->size == 16;
 	case CMP_I64: return dt->kind == 'i' && dt->size == 8;
 	case CMP_U64: return dt->kind == 'u' && dt->size == 8;
-	case CMP_I128: return false;
+	case CMP_I128:
+	case CMP_F16:
+	case CMP_DD: return false;
 	}
 	return false;
 }
@@ -563,15 +663,26 @@ static void byteswap(unsigned char *p, size_t n, unsigned unit)
 	}
 }
 
-/* Real source values s[0..n) of type ST to kind k. */
-#define CONVERT_REAL(ST)                                                                     \
+/* Real source values s[0..n) of type ST (an integer type when INT) to kind k. */
+#define CONVERT_REAL(ST) CONVERT_REAL_AS(ST, 1)
+#define CONVERT_FLOAT(ST) CONVERT_REAL_AS(ST, 0)
+#define CONVERT_REAL_AS(ST, INT)                                                             \
 	do {                                                                                 \
 		const ST *s = (const ST *)(const void *)tmp;                                 \
 		switch (k) {                                                                 \
+		case CMP_DD:                                                                 \
+			for (size_t i = 0; i < n; i++) {                                     \
+				double h = (double)s[i];                                     \
+				((double *)dst)[2 * i] = h;                                  \
+				((double *)dst)[2 * i + 1] =                                 \
+					INT ? (double)((cmp_i128)s[i] - (cmp_i128)h) : 0.0;  \
+			}                                                                    \
+			break;                                                               \
 		case CMP_I64: for (size_t i = 0; i < n; i++) ((int64_t *)dst)[i] = (int64_t)s[i]; break; \
 		case CMP_U64: for (size_t i = 0; i < n; i++) ((uint64_t *)dst)[i] = (uint64_t)s[i]; break; \
 		case CMP_I128: for (size_t i = 0; i < n; i++) ((cmp_i128 *)dst)[i] = (cmp_i128)s[i]; break; \
-		case CMP_F32: for (size_t i = 0; i < n; i++) ((float *)dst)[i] = (float)s[i]; break; \
+		case CMP_F32:                                                                \
+		case CMP_F16: for (size_t i = 0; i < n; i++) ((float *)dst)[i] = (float)s[i]; break; \
 		case CMP_F64: for (size_t i = 0; i < n; i++) ((double *)dst)[i] = (double)s[i]; break; \
 		case CMP_C64:                                                                \
 			for (size_t i = 0; i < n; i++) {                                     \
@@ -625,11 +736,11 @@ void cmp_convert(enum cmp_kind k, const struct npy_dtype *dt, const unsigned cha
 				float f = npy_half_to_float(h);
 				memcpy(tmp + 4 * i, &f, 4);
 			}
-			CONVERT_REAL(float);
+			CONVERT_FLOAT(float);
 		} else if (dt->size == 4) {
-			CONVERT_REAL(float);
+			CONVERT_FLOAT(float);
 		} else {
-			CONVERT_REAL(double);
+			CONVERT_FLOAT(double);
 		}
 		break;
 	case 'c':

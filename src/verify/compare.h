@@ -16,7 +16,9 @@
  * float32 data are compared in float32 arithmetic (float16 in float32),
  * float64 in float64; complex values use their modulus |c - r| and |r|.
  * Integers are compared exactly unless tolerances are given (then in double
- * with the difference taken exactly).
+ * with the difference taken exactly). Unlike numpy, an int64 or uint64
+ * against a float is not rounded to float64 first: the difference is exact.
+ * Ulps are counted in the arrays' own type (float16 ulps for float16).
  *
  * Ownership: a cmp_stats holds no pointers; nothing here allocates. */
 #ifndef GPUOPT_COMPARE_H
@@ -35,10 +37,13 @@ enum cmp_kind {
 	CMP_I64,  /* bool, int8-int64, uint8-uint32 */
 	CMP_U64,  /* uint64 (with unsigned or bool) */
 	CMP_I128, /* uint64 against a signed integer: exact in 128 bits */
-	CMP_F32,  /* float16, float32 (and small integers against them) */
+	CMP_F32,  /* float32 (and float16 or small integers against it) */
 	CMP_F64,
 	CMP_C64,  /* interleaved (re, im) float pairs */
 	CMP_C128,
+	CMP_F16,  /* float16 against float16: float32 values and arithmetic, ulps of float16 */
+	CMP_DD,   /* int64 / uint64 against a float: each value a pair of doubles (hi, lo)
+		   * whose sum is exact, so 2**53 + 1 and 2**53 stay apart */
 };
 
 struct cmp_opts {

@@ -16,6 +16,7 @@ void csvtab_free(struct csvtab *t)
 	free(t->text);
 	free(t->cells);
 	free(t->lines);
+	free(t->by_name);
 	memset(t, 0, sizeof *t);
 }
 
@@ -54,6 +55,13 @@ static void push_row(struct growing *g, size_t line)
 		g->lines = xrealloc(g->lines, g->rcap * sizeof *g->lines);
 	}
 	g->lines[g->nrows++] = line;
+}
+
+static int name_cmp(const void *a, const void *b, void *cells)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(((char **)cells)[x], ((char **)cells)[y]);
+	return c ? c : x < y ? -1 : x > y;
 }
 
 bool csvtab_parse(char *text, size_t len, char sep, struct csvtab *t, char **why)
@@ -141,11 +149,16 @@ bool csvtab_parse(char *text, size_t len, char sep, struct csvtab *t, char **why
 	t->cells = g.cells;
 	t->lines = g.lines;
 	t->nrows = g.nrows - 1;
+	/* the names sorted (ties by position): a repeated name is a neighbour */
+	t->by_name = xmalloc((t->ncols ? t->ncols : 1) * sizeof *t->by_name);
 	for (size_t i = 0; i < t->ncols; i++)
-		for (size_t k = i + 1; k < t->ncols; k++)
-			if (strcmp(t->cells[i], t->cells[k]) == 0)
-				return fail(t, NULL, why, xasprintf("the header names column '%s' twice",
-								    t->cells[i]));
+		t->by_name[i] = i;
+	if (t->ncols > 1)
+		qsort_r(t->by_name, t->ncols, sizeof *t->by_name, name_cmp, t->cells);
+	for (size_t i = 1; i < t->ncols; i++)
+		if (strcmp(t->cells[t->by_name[i - 1]], t->cells[t->by_name[i]]) == 0)
+			return fail(t, NULL, why, xasprintf("the header names column '%s' twice",
+							    t->cells[t->by_name[i]]));
 	return true;
 }
 
@@ -171,8 +184,16 @@ bool csvtab_read(const char *path, struct csvtab *t, char **why)
 
 long csvtab_column(const struct csvtab *t, const char *name)
 {
-	for (size_t i = 0; i < t->ncols; i++)
-		if (strcmp(t->cells[i], name) == 0)
-			return (long)i;
+	size_t lo = 0, hi = t->ncols;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->cells[t->by_name[mid]], name);
+		if (c == 0)
+			return (long)t->by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }

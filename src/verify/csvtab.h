@@ -21,6 +21,7 @@ struct csvtab {
 	size_t nrows;  /* data rows; the header is not counted */
 	char **cells;  /* (nrows + 1) * ncols, row-major; row 0 is the header */
 	size_t *lines; /* nrows + 1: the line each row starts on (1-based) */
+	size_t *by_name; /* ncols: the columns in the order of their names */
 };
 
 /* Parses text[0..len) (text must be malloc'd with room for a NUL at
@@ -45,7 +46,8 @@ static inline const char *csvtab_name(const struct csvtab *t, size_t col)
 	return t->cells[col];
 }
 
-/* The column called name, or -1. */
+/* The column called name, or -1 (a binary search: a table of many columns
+ * matched against another stays n log n). */
 long csvtab_column(const struct csvtab *t, const char *name);
 
 void csvtab_free(struct csvtab *t);

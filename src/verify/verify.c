@@ -78,12 +78,32 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The directories a walk is inside, to see a symbolic link that leads
+ * back into one of them (`ln -s . ref/self`). */
+struct ancestors {
+	dev_t dev[65];
+	ino_t ino[65];
+};
+
 /* Appends the relative paths of the files gpuopt compares under root/rel,
- * in name order. */
+ * in name order. A directory that is one of its own ancestors (through a
+ * symbolic link) is not walked again: a notice says so. */
 static void walk(const char *root, const char *rel, int depth, struct ptrvec *out,
-		 struct verify_report *r)
+		 struct verify_report *r, struct ancestors *up)
 {
 	char *dir = *rel ? xasprintf("%s/%s", root, rel) : xstrdup(root);
+	struct stat ds;
+	if (stat(dir, &ds) == 0) {
+		for (int k = 0; k < depth; k++)
+			if (up->dev[k] == ds.st_dev && up->ino[k] == ds.st_ino) {
+				verify_notice(r, xasprintf("%s: symbolic link loop: this directory contains itself; "
+							   "not walked again", dir));
+				free(dir);
+				return;
+			}
+		up->dev[depth] = ds.st_dev;
+		up->ino[depth] = ds.st_ino;
+	}
 	DIR *d = opendir(dir);
 	if (!d) {
 		struct vitem *it = vitem_add(r, V_ARRAY, *rel ? rel : root, dir, NULL);
@@ -105,7 +125,7 @@ static void walk(const char *root, const char *rel, int depth, struct ptrvec *ou
 		struct stat st;
 		if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < 64)
-				walk(root, sub, depth + 1, out, r);
+				walk(root, sub, depth + 1, out, r, up);
 			free(sub);
 		} else if (type_by_name(sub) != F_NONE) {
 			ptrvec_push(out, sub);
@@ -122,8 +142,9 @@ static void walk(const char *root, const char *rel, int depth, struct ptrvec *ou
 static void compare_dirs(struct verify_report *r, const char *ref, const char *cand)
 {
 	struct ptrvec a = {0}, b = {0};
-	walk(ref, "", 0, &a, r);
-	walk(cand, "", 0, &b, r);
+	struct ancestors up;
+	walk(ref, "", 0, &a, r, &up);
+	walk(cand, "", 0, &b, r, &up);
 	for (size_t i = 0; i < a.len; i++) {
 		const char *rel = a.items[i];
 		char *rp = xasprintf("%s/%s", ref, rel), *cp = xasprintf("%s/%s", cand, rel);

@@ -53,7 +53,7 @@ struct vcell {
 	double err;      /* numeric columns: |cand - ref| */
 };
 
-enum vcoltype { COL_TEXT, COL_INT, COL_FLOAT };
+enum vcoltype { COL_TEXT, COL_INT, COL_FLOAT, COL_BIGINT /* beyond 128 bits: as decimal text */ };
 
 struct vrecall {
 	uint64_t queries, k;
@@ -109,14 +109,14 @@ struct vitem *vitem_add(struct verify_report *r, enum vkind kind, const char *na
 			const char *ref_path, const char *cand_path);
 
 /* Marks it as not comparable: status V_ERROR with the message `msg` (taken
- * over), which is also printed at once as `gpuopt: verify: MSG`. */
+ * over). The command says it on stderr (where the report is not). */
 void vitem_fail(struct vitem *it, char *msg);
 
 /* Compares CANDIDATE cand with REFERENCE ref (two files, or two
  * directories compared by relative path) under o, which, like the two
  * strings, must outlive the report. Never NULL: what could not be read or
- * compared is an item with status V_ERROR (also said on stderr). The
- * caller frees the report with verify_report_free. */
+ * compared is an item with status V_ERROR and its message. The caller
+ * frees the report with verify_report_free. */
 struct verify_report *verify_paths(const struct verify_opts *o, const char *ref, const char *cand);
 
 void vitem_free(struct vitem *it);

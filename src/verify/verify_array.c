@@ -8,6 +8,7 @@
  * not grow with the arrays', except in one case: a C-order array against a
  * Fortran-order one, when the candidate is a deflated member, is inflated
  * whole so that it can be read out of order. */
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,8 @@ static const char *kind_name(enum cmp_kind k)
 	case CMP_F64: return "float64";
 	case CMP_C64: return "complex64";
 	case CMP_C128: return "complex128";
+	case CMP_F16: return "float16";
+	case CMP_DD: return "float64 with the integers exact";
 	default: return "exact integers";
 	}
 }
@@ -278,6 +281,12 @@ static void compare_sources(struct vitem *it, const struct verify_opts *o, struc
 
 /* ---- .npy files ---- */
 
+static char *changed_message(const char *path)
+{
+	return xasprintf("'%s' changed while being compared: it is shorter than when it was opened "
+			 "(is the job that writes it still running?); compare it once it is written", path);
+}
+
 void verify_npy(struct verify_report *r, const char *name, const char *ref, const char *cand)
 {
 	struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
@@ -288,18 +297,37 @@ void verify_npy(struct verify_report *r, const char *name, const char *ref, cons
 	memset(m, 0, sizeof m);
 	for (int i = 0; i < 2; i++) {
 		char *why;
-		s[i].label = path[i];
-		if (!mapfile_open(path[i], &m[i], &why) ||
-		    !npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, &why)) {
+		if (!mapfile_open(path[i], &m[i], &why)) {
 			vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
 			free(why);
 			goto out;
 		}
-		s[i].data = m[i].data + s[i].a.offset;
-		s[i].map = &m[i];
-		s[i].map_base = s[i].a.offset;
 	}
-	compare_sources(it, r->opts, &s[0], &s[1]);
+	/* a file cut short under the map raises SIGBUS on a lost page */
+	struct mapguard g;
+	mapfile_guard_init(&g, &m[0], &m[1]);
+	mapfile_guard_begin(&g);
+	if (sigsetjmp(g.jb, 1) == 0) {
+		bool ok = true;
+		for (int i = 0; i < 2 && ok; i++) {
+			char *why;
+			s[i].label = path[i];
+			if (!npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, &why)) {
+				vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
+				free(why);
+				ok = false;
+				break;
+			}
+			s[i].data = m[i].data + s[i].a.offset;
+			s[i].map = &m[i];
+			s[i].map_base = s[i].a.offset;
+		}
+		if (ok)
+			compare_sources(it, r->opts, &s[0], &s[1]);
+		mapfile_guard_end(&g);
+	} else {
+		vitem_fail(it, changed_message(path[g.failed]));
+	}
 out:
 	mapfile_close(&m[0]);
 	mapfile_close(&m[1]);
@@ -330,6 +358,50 @@ static char *member_label(const char *path, const char *member)
 	return xasprintf("%s:%s", path, member);
 }
 
+/* Opens an archive's directory under the guard: NULL, or the error (owned). */
+static char *open_archive(struct mapguard *g, const struct mapfile *m, struct npz *z, const char *path)
+{
+	char *why = NULL;
+	mapfile_guard_begin(g);
+	if (sigsetjmp(g->jb, 1) == 0) {
+		bool ok = npz_open(m->data, m->size, z, &why);
+		mapfile_guard_end(g);
+		if (ok)
+			return NULL;
+		char *msg = xasprintf("cannot read '%s': %s", path, why);
+		free(why);
+		return msg;
+	}
+	return changed_message(path);
+}
+
+/* Compares members mm[0] (reference) and mm[1] under the guard into it;
+ * zr and s are the caller's, closed by it whatever happens here. */
+static void compare_members(struct verify_report *r, struct vitem *it, struct mapguard *g,
+			    struct mapfile *m, const struct npz_member *const mm[2], const char *const labels[2],
+			    const char *const path[2], struct npz_reader zr[2], struct asrc s[2])
+{
+	mapfile_guard_begin(g);
+	if (sigsetjmp(g->jb, 1) != 0) {
+		vitem_fail(it, changed_message(path[g->failed]));
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		char *why;
+		bool ok = open_member(&s[k], &zr[k], m[k].data, mm[k], &why);
+		s[k].label = labels[k];
+		s[k].map = &m[k];
+		if (!ok) {
+			vitem_fail(it, xasprintf("cannot read '%s': %s", labels[k], why));
+			free(why);
+			mapfile_guard_end(g);
+			return;
+		}
+	}
+	compare_sources(it, r->opts, &s[0], &s[1]);
+	mapfile_guard_end(g);
+}
+
 static char *array_name(const char *member)
 {
 	size_t n = strlen(member);
@@ -343,12 +415,22 @@ void verify_npz(struct verify_report *r, const char *name, const char *ref, cons
 	const char *path[2] = {ref, cand};
 	memset(m, 0, sizeof m);
 	memset(z, 0, sizeof z);
+	struct mapguard g;
 	for (int i = 0; i < 2; i++) {
 		char *why;
-		if (!mapfile_open(path[i], &m[i], &why) || !npz_open(m[i].data, m[i].size, &z[i], &why)) {
+		if (!mapfile_open(path[i], &m[i], &why)) {
 			struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
 			vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
 			free(why);
+			goto out;
+		}
+	}
+	mapfile_guard_init(&g, &m[0], &m[1]);
+	for (int i = 0; i < 2; i++) {
+		char *why = open_archive(&g, &m[i], &z[i], path[i]);
+		if (why) {
+			struct vitem *it = vitem_add(r, V_ARRAY, name, ref, cand);
+			vitem_fail(it, why);
 			goto out;
 		}
 	}
@@ -379,19 +461,8 @@ void verify_npz(struct verify_report *r, const char *name, const char *ref, cons
 				memset(zr, 0, sizeof zr);
 				memset(s, 0, sizeof s);
 				const struct npz_member *mm[2] = {mem, other};
-				bool ok = true;
-				for (int k = 0; k < 2 && ok; k++) {
-					char *why;
-					if (!open_member(&s[k], &zr[k], m[k].data, mm[k], &why)) {
-						vitem_fail(it, xasprintf("cannot read '%s': %s", k ? cl : rl, why));
-						free(why);
-						ok = false;
-					}
-					s[k].label = k ? cl : rl;
-					s[k].map = &m[k];
-				}
-				if (ok)
-					compare_sources(it, r->opts, &s[0], &s[1]);
+				const char *labels[2] = {rl, cl};
+				compare_members(r, it, &g, m, mm, labels, path, zr, s);
 				for (int k = 0; k < 2; k++) {
 					free(s[k].owned);
 					npz_reader_close(&zr[k]);

@@ -32,7 +32,6 @@ void vitem_fail(struct vitem *it, char *msg)
 	it->status = V_ERROR;
 	free(it->error);
 	it->error = msg;
-	diag_error("verify: %s", msg);
 }
 
 static void vcell_free(struct vcell *c)
@@ -217,6 +216,8 @@ static const char *kind_of(enum cmp_kind k)
 	case CMP_F64: return "float64";
 	case CMP_C64: return "complex64";
 	case CMP_C128: return "complex128";
+	case CMP_F16: return "float16";
+	case CMP_DD: return "float64 with the integers exact";
 	default: return "integers";
 	}
 }
@@ -321,9 +322,11 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 
 static void text_column(struct buf *b, const struct vitem *c, bool verbose)
 {
-	static const char *const types[] = {"text", "integer", "number"};
+	static const char *const types[] = {"text", "integer", "number", "integer beyond 128 bits, exact"};
 	buf_printf(b, "    %s column '%s' (%s)", status_word(c->status), c->name, types[c->coltype]);
-	if (c->coltype == COL_TEXT) {
+	if (c->note)
+		buf_printf(b, " (%s)", c->note);
+	if (c->coltype == COL_TEXT || c->coltype == COL_BIGINT) {
 		if (c->status == V_PASS) {
 			buf_printf(b, ": %llu rows equal\n", (unsigned long long)c->compared);
 			return;
@@ -632,9 +635,9 @@ static json_t *jitem(const struct vitem *it)
 			json_array_append_new(cols, jitem(it->cols[i]));
 		json_object_set_new(o, "columns", cols);
 	} else if (it->kind == V_COLUMN) {
-		static const char *const types[] = {"text", "integer", "float"};
+		static const char *const types[] = {"text", "integer", "float", "integer"};
 		json_object_set_new(o, "type", json_string(types[it->coltype]));
-		if (it->coltype == COL_TEXT) {
+		if (it->coltype == COL_TEXT || it->coltype == COL_BIGINT) {
 			json_object_set_new(o, "elements", json_integer((json_int_t)it->compared));
 			json_object_set_new(o, "mismatches", json_integer((json_int_t)it->differ));
 			json_t *first = json_array();

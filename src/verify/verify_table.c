@@ -11,7 +11,11 @@
  * integer when every cell is an integer literal and none is missing (as
  * pandas would read it), float otherwise, missing cells being NaN. Numeric
  * columns go through compare.c with int64 / float64 tolerances (or --rtol,
- * --atol, --ulp); other columns are compared as text, exactly. */
+ * --atol, --ulp): integers exactly in 128 bits whatever their size (int64,
+ * uint64, and beyond, where pandas would make them float64 or object), and
+ * beyond 128 bits as exact decimal values; in a float column integer
+ * literals keep every digit (no rounding to float64 before the test). Other
+ * columns are compared as text, exactly. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@
 
 #include "csvtab.h"
 #include "verify.h"
+
+__extension__ typedef __int128 cmp_i128;
 
 static const char *const na_strings[] = {
 	"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
@@ -52,24 +58,77 @@ static bool is_missing(const char *cell)
 	return false;
 }
 
-static bool parse_int(const char *cell, int64_t *v)
+/* The digits of an integer literal ([+-]?[0-9]+, spaces around allowed),
+ * of any length: *neg, and *d / *n the digits without leading zeros ("0"
+ * for zero). False when the cell is not one. */
+static bool int_digits(const char *cell, bool *neg, const char **d, size_t *n)
 {
-	char b[32];
-	const char *s = trim(cell, b, sizeof b);
-	if (!s || !*s)
+	const char *p = cell;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*neg = *p == '-';
+	if (*p == '+' || *p == '-')
+		p++;
+	const char *start = p;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == start)
 		return false;
-	const char *p = s + (*s == '+' || *s == '-');
-	if (!*p)
+	const char *end = p;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p)
 		return false;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	errno = 0;
-	long long x = strtoll(s, NULL, 10);
-	if (errno)
-		return false;
-	*v = x;
+	while (start + 1 < end && *start == '0')
+		start++;
+	if (end - start == 1 && *start == '0')
+		*neg = false; /* -0 is 0 */
+	*d = start;
+	*n = (size_t)(end - start);
 	return true;
+}
+
+static bool parse_int(const char *cell)
+{
+	bool neg;
+	const char *d;
+	size_t n;
+	return int_digits(cell, &neg, &d, &n);
+}
+
+/* The integer literal as a 128-bit integer; false when it is not one or
+ * does not fit. */
+static bool parse_i128(const char *cell, cmp_i128 *v)
+{
+	bool neg;
+	const char *d;
+	size_t n;
+	if (!int_digits(cell, &neg, &d, &n) || n > 39)
+		return false;
+	unsigned __int128 x = 0, lim = neg ? (unsigned __int128)1 << 127 : ((unsigned __int128)1 << 127) - 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned dig = (unsigned)(d[i] - '0');
+		if (x > (lim - dig) / 10)
+			return false;
+		x = x * 10 + dig;
+	}
+	*v = neg ? (cmp_i128)(0 - x) : (cmp_i128)x;
+	return true;
+}
+
+/* Orders two integer literals by value, whatever their length. */
+static int cmp_int_text(const char *x, const char *y)
+{
+	bool nx, ny;
+	const char *dx, *dy;
+	size_t lx, ly;
+	int_digits(x, &nx, &dx, &lx);
+	int_digits(y, &ny, &dy, &ly);
+	if (nx != ny)
+		return nx ? -1 : 1;
+	int c = lx != ly ? (lx < ly ? -1 : 1) : memcmp(dx, dy, lx);
+	c = c < 0 ? -1 : c > 0;
+	return nx ? -c : c;
 }
 
 static bool parse_float(const char *cell, double *v)
@@ -85,41 +144,63 @@ static bool parse_float(const char *cell, double *v)
 
 static enum vcoltype classify(const struct csvtab *a, size_t ca, const struct csvtab *b, size_t cb)
 {
-	bool all_int = true, missing = false;
+	bool all_int = true, missing = false, all_i128 = true;
 	const struct csvtab *t[2] = {a, b};
 	size_t col[2] = {ca, cb};
 	for (int s = 0; s < 2; s++) {
 		for (size_t r = 0; r < t[s]->nrows; r++) {
 			const char *c = csvtab_cell(t[s], r, col[s]);
-			int64_t iv;
 			double dv;
-			if (all_int && parse_int(c, &iv))
+			cmp_i128 iv;
+			if (all_int && parse_int(c)) {
+				all_i128 &= parse_i128(c, &iv);
 				continue;
+			}
 			if (is_missing(c)) {
 				missing = true;
 				continue;
 			}
 			all_int = false;
-			if (!parse_float(c, &dv))
+			if (!parse_float(c, &dv) && !parse_int(c))
 				return COL_TEXT;
 		}
 	}
-	return all_int && !missing ? COL_INT : COL_FLOAT;
+	if (all_int && !missing)
+		return all_i128 ? COL_INT : COL_BIGINT;
+	return COL_FLOAT;
+}
+
+/* A float column's cell as a pair of doubles whose sum is its value:
+ * integer literals exactly (9223372036854775807 is not 2**63), other
+ * numbers as strtod reads them, missing cells NaN. */
+static void cell_dd(const char *c, double *hi, double *lo)
+{
+	cmp_i128 i;
+	double v;
+	*lo = 0;
+	if (parse_i128(c, &i)) {
+		*hi = (double)i;
+		*lo = (double)(i - (cmp_i128)*hi);
+	} else if (parse_float(c, &v)) {
+		*hi = v;
+	} else if (parse_int(c)) { /* beyond 128 bits */
+		*hi = strtod(c, NULL);
+	} else {
+		*hi = NAN;
+	}
 }
 
 static double cell_double(const char *c)
 {
-	double v;
-	int64_t i;
-	if (parse_int(c, &i))
-		return (double)i;
-	return parse_float(c, &v) ? v : NAN;
+	double hi, lo;
+	cell_dd(c, &hi, &lo);
+	return hi;
 }
 
-static int64_t cell_int(const char *c)
+static cmp_i128 cell_int(const char *c)
 {
-	int64_t v = 0;
-	parse_int(c, &v);
+	cmp_i128 v = 0;
+	parse_i128(c, &v);
 	return v;
 }
 
@@ -138,10 +219,8 @@ struct sort_ctx {
 
 static int cmp_cells(const char *x, const char *y, enum vcoltype type)
 {
-	if (type == COL_INT) {
-		int64_t a = cell_int(x), b = cell_int(y);
-		return a < b ? -1 : a > b;
-	}
+	if (type == COL_INT || type == COL_BIGINT)
+		return cmp_int_text(x, y);
 	if (type == COL_FLOAT) {
 		double a = cell_double(x), b = cell_double(y);
 		if (isnan(a) || isnan(b))
@@ -196,11 +275,48 @@ struct pairing {
 	bool *ref_used, *cand_used;
 };
 
-/* Pairs rows by key: merge of the two tables sorted by their key cells. */
-static void pair_by_key(struct pairing *p, const struct csvtab *a, const size_t *ka,
-			const struct csvtab *b, const size_t *kb, size_t nk)
+static int key_cmp(const struct csvtab *a, size_t ra, const size_t *ka, const struct csvtab *b, size_t rb,
+		   const size_t *kb, size_t nk)
+{
+	int c = 0;
+	for (size_t k = 0; k < nk && !c; k++)
+		c = strcmp(csvtab_cell(a, ra, ka[k]), csvtab_cell(b, rb, kb[k]));
+	return c;
+}
+
+/* A message when two rows of t (sorted by key in rows) have the same key:
+ * the pairing would be a guess. Owned, or NULL. */
+static char *duplicate_key(const char *path, const struct csvtab *t, const size_t *rows, const size_t *kc,
+			   size_t nk)
+{
+	for (size_t i = 1; i < t->nrows; i++)
+		if (key_cmp(t, rows[i - 1], kc, t, rows[i], kc, nk) == 0) {
+			size_t x = rows[i - 1] < rows[i] ? rows[i - 1] : rows[i], y = rows[i - 1] ^ rows[i] ^ x;
+			char *k = key_text(t, rows[i], kc, nk);
+			char *m = xasprintf("--key does not identify the rows of '%s': %s is on lines %zu and %zu; "
+					    "add columns to --key, or compare with --unordered", path, k,
+					    t->lines[x + 1], t->lines[y + 1]);
+			free(k);
+			return m;
+		}
+	return NULL;
+}
+
+/* Pairs rows by key: merge of the two tables sorted by their key cells.
+ * False with *why (owned) when a key is not unique on one side. */
+static bool pair_by_key(struct pairing *p, const struct csvtab *a, const size_t *ka,
+			const struct csvtab *b, const size_t *kb, size_t nk, const char *pa, const char *pb,
+			char **why)
 {
 	size_t *ra = sorted_rows(a, ka, NULL, nk), *rb = sorted_rows(b, kb, NULL, nk);
+	*why = duplicate_key(pa, a, ra, ka, nk);
+	if (!*why)
+		*why = duplicate_key(pb, b, rb, kb, nk);
+	if (*why) {
+		free(ra);
+		free(rb);
+		return false;
+	}
 	size_t i = 0, j = 0;
 	while (i < a->nrows && j < b->nrows) {
 		int c = 0;
@@ -219,6 +335,7 @@ static void pair_by_key(struct pairing *p, const struct csvtab *a, const size_t 
 	qsort(p->pairs, p->n, sizeof *p->pairs, pair_cmp);
 	free(ra);
 	free(rb);
+	return true;
 }
 
 /* ---- columns ---- */
@@ -245,10 +362,16 @@ static void compare_column(struct vitem *c, const struct verify_opts *o, const s
 			   const size_t *ka, size_t nk)
 {
 	c->compared = p->n;
-	if (c->coltype == COL_TEXT) {
+	if (c->coltype == COL_TEXT || c->coltype == COL_BIGINT) {
+		/* integers beyond 128 bits: equal when their values are (by text) */
+		bool num = c->coltype == COL_BIGINT;
+		if (num && (o->rtol_set || o->atol_set || o->by_ulp))
+			c->note = xstrdup("integers beyond 128 bits are compared exactly: --rtol, --atol and "
+					  "--ulp do not apply to this column");
 		for (size_t i = 0; i < p->n; i++) {
 			const struct pair *pr = &p->pairs[i];
-			if (strcmp(csvtab_cell(a, pr->r, ca), csvtab_cell(b, pr->c, cb)) == 0)
+			const char *x = csvtab_cell(a, pr->r, ca), *y = csvtab_cell(b, pr->c, cb);
+			if (num ? cmp_int_text(x, y) == 0 : strcmp(x, y) == 0)
 				continue;
 			c->differ++;
 			if (c->ncells < o->show)
@@ -257,24 +380,34 @@ static void compare_column(struct vitem *c, const struct verify_opts *o, const s
 		c->status = c->differ ? V_FAIL : V_PASS;
 		return;
 	}
+	/* integers: exact in 128 bits, whatever their size (int64, uint64 and
+	 * beyond); numbers: float64, but with integer literals kept exact */
 	struct npy_dtype dt = {c->coltype == COL_INT ? 'i' : 'f', 8, '<', false};
 	struct cmp_opts co = {.equal_nan = o->equal_nan, .by_ulp = o->by_ulp, .ulp = o->ulp,
 			      .show = o->show};
 	verify_tolerance(o, &dt, &dt, &co.rtol, &co.atol, &c->tol_source);
+	bool ints = c->coltype == COL_INT;
+	if (ints && !o->rtol_set && !o->atol_set && !o->by_ulp) {
+		free(c->tol_source);
+		c->tol_source = xstrdup("integers: exact");
+	}
 	c->st = xmalloc(sizeof *c->st);
-	cmp_init(c->st, c->coltype == COL_INT ? CMP_I64 : CMP_F64, &co);
-	_Alignas(16) union { int64_t i[CMP_BLOCK]; double d[CMP_BLOCK]; } rb, cbuf;
+	cmp_init(c->st, ints ? CMP_I128 : o->by_ulp ? CMP_F64 : CMP_DD, &co);
+	_Alignas(16) union { cmp_i128 i[CMP_BLOCK]; double d[2 * CMP_BLOCK]; } rb, cbuf;
 	for (size_t s = 0; s < p->n; s += CMP_BLOCK) {
 		size_t m = p->n - s < CMP_BLOCK ? p->n - s : CMP_BLOCK;
 		for (size_t i = 0; i < m; i++) {
 			const struct pair *pr = &p->pairs[s + i];
 			const char *x = csvtab_cell(a, pr->r, ca), *y = csvtab_cell(b, pr->c, cb);
-			if (c->coltype == COL_INT) {
+			if (ints) {
 				rb.i[i] = cell_int(x);
 				cbuf.i[i] = cell_int(y);
-			} else {
+			} else if (o->by_ulp) { /* ulps of float64 */
 				rb.d[i] = cell_double(x);
 				cbuf.d[i] = cell_double(y);
+			} else {
+				cell_dd(x, &rb.d[2 * i], &rb.d[2 * i + 1]);
+				cell_dd(y, &cbuf.d[2 * i], &cbuf.d[2 * i + 1]);
 			}
 		}
 		cmp_block(c->st, &rb, &cbuf, m, s);
@@ -370,8 +503,13 @@ void verify_table(struct verify_report *r, const char *name, const char *ref, co
 	p.pairs = xcalloc((nr < nc ? nr : nc) + 1, sizeof *p.pairs);
 	p.ref_used = xcalloc(nr + 1, sizeof *p.ref_used);
 	p.cand_used = xcalloc(nc + 1, sizeof *p.cand_used);
-	if (nk) {
-		pair_by_key(&p, &t[0], ka, &t[1], kb, nk);
+	char *dup;
+	if (nk && !pair_by_key(&p, &t[0], ka, &t[1], kb, nk, ref, cand, &dup)) {
+		vitem_fail(it, dup);
+		free(types);
+		goto out;
+	} else if (nk) {
+		/* paired */
 	} else if (o->unordered) {
 		/* sort by every column: text and integer ones first, floats last */
 		size_t ncols = t[0].ncols, *ca = xcalloc(ncols + 1, sizeof *ca), *cb = xcalloc(ncols + 1, sizeof *cb);

@@ -22,27 +22,28 @@ FIXTURE = ROOT / "tests" / "e2e" / "fixtures" / "h200_bench.json"
 PY = sys.executable  # an interpreter that surely exists
 FAIL3 = f"{PY} -c \"import sys; sys.stderr.write('boom from the command\\n'); sys.exit(3)\""
 
-TOP_KEYS = {"tool", "version", "schema", "invocation", "started_at", "duration_s", "settings",
-            "environment", "groups"}
+TOP_KEYS = {"tool", "version", "schema", "invocation", "started_at", "duration_s", "status",
+            "complete", "settings", "environment", "groups"}
 SETTINGS_KEYS = {"warmup", "min_runs", "max_runs", "min_time_s", "max_time_s", "precision",
                  "min_effect", "confidence", "resamples", "stop_rule_resamples", "seed",
                  "outlier_rule", "shell", "shell_startup", "timeout_s", "ignore_failure", "input",
                  "output", "parameters", "gpu_sample_interval_ms"}
 HOST_KEYS = {"cpu_model", "logical_cpus", "physical_cores", "governor", "memory_total_bytes",
              "memory_available_bytes", "os", "kernel", "arch", "load_average"}
-PYTHON_KEYS = {"interpreter", "found", "executable", "version", "packages", "error"}
+PYTHON_KEYS = {"interpreter", "found", "executable", "version", "packages", "error", "chosen_by",
+               "other_interpreters"}
 PACKAGES = {"numpy", "scipy", "pandas", "scikit-learn", "cupy", "torch", "cudf", "cuml"}
 GPU_KEYS = {"found", "status", "reason", "driver_version", "cuda_driver_version", "nvml_version",
             "nvml", "cuda", "devices"}
-GROUP_KEYS = {"parameters", "rounds", "elapsed_s", "stop_reason", "commands", "comparisons",
-              "median_ci95", "warnings"}
+GROUP_KEYS = {"parameters", "rounds", "elapsed_s", "total_s", "stop_reason", "commands", "comparisons",
+              "median_ci95", "median_reason", "warnings"}
 COMMAND_KEYS = {"index", "role", "name", "command", "argv", "parameters", "prepare", "setup",
                 "cleanup", "stats", "gpu", "warnings", "runs"}
 SUMMARY_KEYS = {"n", "median", "mean", "sd", "mad", "min", "max", "p5", "p95", "outliers"}
 RUN_KEYS = {"round", "slot", "warmup", "wall_s", "wall_raw_s", "user_s", "sys_s", "peak_rss_kib",
             "exit_code", "signal", "timed_out", "gpu"}
-COMPARISON_KEYS = {"baseline", "candidate", "speedup", "ci95", "pairs", "verdict", "conclusive",
-                   "half_width"}
+COMPARISON_KEYS = {"baseline", "candidate", "speedup", "ci95", "pairs", "verdict", "reason",
+                   "conclusive", "half_width"}
 
 
 def bench(*args, **kw):
@@ -346,7 +347,7 @@ def test_failing_setup_stops_and_cleanup_still_runs(tmp_path):
 
 
 def test_parameter_scan_with_one_command(tmp_path):
-    doc, r = bench_json(tmp_path, "--runs", "3", *FAST, "-P", "n", "1", "3", "sleep 0.0{n}")
+    doc, r = bench_json(tmp_path, "--runs", "5", *FAST, "-P", "n", "1", "3", "sleep 0.0{n}")
     (g,) = doc["groups"]
     assert [c["command"] for c in g["commands"]] == ["sleep 0.01", "sleep 0.02", "sleep 0.03"]
     assert [c["parameters"] for c in g["commands"]] == [{"n": "1"}, {"n": "2"}, {"n": "3"}]
@@ -360,7 +361,7 @@ def test_parameter_scan_with_one_command(tmp_path):
 
 
 def test_parameter_lists_make_one_comparison_per_value(tmp_path):
-    doc, r = bench_json(tmp_path, "--runs", "3", *FAST, "-L", "n", "1,2", "-L", "m", "a,b",
+    doc, r = bench_json(tmp_path, "--runs", "5", *FAST, "-L", "n", "1,2", "-L", "m", "a,b",
                         "sleep 0.0{n}", "sleep 0.00{n}")
     groups = doc["groups"]
     assert [g["parameters"] for g in groups] == [{"n": "1", "m": "a"}, {"n": "1", "m": "b"},
@@ -402,7 +403,7 @@ def test_input_and_output(tmp_path):
 
 def test_exports(tmp_path):
     j, c, m = tmp_path / "r.json", tmp_path / "r.csv", tmp_path / "r.md"
-    r = bench("--runs", "4", *FAST, "-L", "n", "1,2", "--export-json", j, "--export-csv", c,
+    r = bench("--runs", "5", *FAST, "-L", "n", "1,2", "--export-json", j, "--export-csv", c,
               "--export-markdown", m, "sleep 0.0{n}", "sleep 0.00{n}")
     assert r.rc == 0, r
     doc = json.loads(j.read_text())
@@ -469,7 +470,8 @@ def test_h200_fixture_has_the_gpu_fields_filled():
     """tests/e2e/fixtures/h200_bench.json: one real run on an NVIDIA H200 (see
     tests/e2e/fixtures/README.md)."""
     doc = json.loads(FIXTURE.read_text())
-    assert set(doc) == TOP_KEYS and doc["schema"] == "gpuopt-bench/1"
+    # recorded before the result said its status (and whether it is complete)
+    assert set(doc) == TOP_KEYS - {"status", "complete"} and doc["schema"] == "gpuopt-bench/1"
     gpu = doc["environment"]["gpu"]
     assert gpu["found"] is True and gpu["reason"] is None
     assert gpu["driver_version"] and gpu["cuda_driver_version"]

@@ -77,7 +77,7 @@ def test_damaged_entry_is_a_miss(tmp_path):
     cache = tmp_path / "cache"
     first = scan(src, cache)
     (entry,) = entries(cache)
-    for damage in (b"", b"GPUOPTC2", entry.read_bytes()[:-3], b"GPUOPTC2" + b"\xff" * 64):
+    for damage in (b"", b"GPUOPTC3", entry.read_bytes()[:-3], b"GPUOPTC3" + b"\xff" * 64):
         entry.write_bytes(damage)
         assert scan(src, cache) == first
     # and an unwritable cache directory only costs the cache
@@ -106,7 +106,7 @@ def test_unchanged_file_is_found_by_its_stat(tmp_path):
     first = scan(src, cache)
     scan(other, cache)
     (index,) = index_files(cache)
-    assert index.read_bytes().startswith(b"GPUOPTI2") and str(src).encode() in index.read_bytes()
+    assert index.read_bytes().startswith(b"GPUOPTI3") and str(src).encode() in index.read_bytes()
     # a re-scan that learns nothing leaves the index as it is
     before = index.stat()
     assert scan(src, cache) == first
@@ -124,6 +124,6 @@ def test_unchanged_file_is_found_by_its_stat(tmp_path):
     # rewritten for the change, the index still holds the other path
     assert str(other).encode() in index.read_bytes()
     # a damaged index is only a miss
-    for damage in (b"", b"GPUOPTI2", index.read_bytes()[:-5], b"GPUOPTI2\xff\xff\xff\x7f"):
+    for damage in (b"", b"GPUOPTI3", index.read_bytes()[:-5], b"GPUOPTI2\xff\xff\xff\x7f"):
         index.write_bytes(damage)
         assert scan(src, cache) == after

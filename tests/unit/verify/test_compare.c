@@ -376,7 +376,8 @@ static void test_types_and_defaults(void **state)
 			 i4 = {'i', 4, '<', 0}, u8 = {'u', 8, '<', 0}, u4 = {'u', 4, '<', 0},
 			 b1 = {'b', 1, '|', 0};
 	assert_int_equal(cmp_kind_for(&f4, &f4), CMP_F32);
-	assert_int_equal(cmp_kind_for(&f2, &f2), CMP_F32);
+	assert_int_equal(cmp_kind_for(&f2, &f2), CMP_F16); /* float32 values, float16 ulps */
+	assert_int_equal(cmp_kind_for(&f2, &f4), CMP_F32);
 	assert_int_equal(cmp_kind_for(&f8, &f4), CMP_F64);
 	assert_int_equal(cmp_kind_for(&f4, &i2), CMP_F32);
 	assert_int_equal(cmp_kind_for(&f4, &i4), CMP_F64);
@@ -384,6 +385,7 @@ static void test_types_and_defaults(void **state)
 	assert_int_equal(cmp_kind_for(&c8, &f8), CMP_C128);
 	assert_int_equal(cmp_kind_for(&c16, &c16), CMP_C128);
 	assert_int_equal(cmp_kind_for(&u8, &u4), CMP_U64);
+	assert_int_equal(cmp_kind_for(&u8, &f8), CMP_DD); /* exact integers against floats */
 	assert_int_equal(cmp_kind_for(&u4, &i4), CMP_I64);
 	assert_int_equal(cmp_kind_for(&b1, &b1), CMP_I64);
 	double r, a;
