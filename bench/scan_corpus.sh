@@ -69,6 +69,7 @@ cache="$work/cache"
 export XDG_CACHE_HOME=$cache
 peak=0
 : >"$work/digests"
+: >"$work/digests.other"
 scan_runs() { # scan_runs NAME empty|keep ARGS...: RUNS runs, each from an empty cache
   #              or keeping the cache as it is; sets secs (median); with $other,
   #              the other binary's runs alternate with these (its own cache)
@@ -88,7 +89,11 @@ scan_runs() { # scan_runs NAME empty|keep ARGS...: RUNS runs, each from an empty
       else
         otimes+=("$secs"); ((kb / 1024 > omb)) && omb=$((kb / 1024))
       fi
-      digest "$work/report.json" >>"$work/digests"
+      if [ "$which" = bin ]; then
+        digest "$work/report.json" >>"$work/digests"
+      else
+        digest "$work/report.json" >>"$work/digests.other"
+      fi
       rm -f "$work/report.json"
     done
   done
@@ -139,6 +144,11 @@ digests = open(f"{work}/digests").read().split("\n")[:-1]
 h, findings, files, errors = digests[0].split()
 print(f"\nfindings: {findings} in {files} files, {errors} unreadable; "
       f"all {len(digests)} gpuopt reports identical: {len(set(digests)) == 1}")
+others = open(f"{work}/digests.other").read().split("\n")[:-1]
+if others:
+    o = others[0].split()
+    print(f"other binary: {o[1]} findings in {o[2]} files; all {len(others)} of its reports "
+          f"identical: {len(set(others)) == 1}; same report as gpuopt: {o[0] == h}")
 def row(what, value, target, ok):
     print(f"{what:<44} {value:>8}   target {target:<10} {'met' if ok else 'NOT MET'}")
 print()
