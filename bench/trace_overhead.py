@@ -20,7 +20,12 @@ lines, no CUPTI activity records), trace_activity_only
 Targets (issue 13): trace <= 1.15x plain on the launch loops, <= 1.02x on
 the compute-bound loop. Prints a table and the ratios; --json FILE keeps them.
 
+Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
+(GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
+trace_nothing_on (injected and subscribed, no callback or record enabled).
+
 Usage: trace_overhead.py --gpuopt PATH [--reps 5] [--rounds 3] [--json FILE]
+                         [--workloads cupy_launch,torch_launch] [--diagnose-every-round]
        trace_overhead.py --workload NAME [--profile plain|torch|torch_stack]   (one process)
 """
 import argparse
@@ -101,12 +106,24 @@ MODES = {
     "trace_callbacks_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
     "trace_activity_only": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0"}, "plain"),
     "torch_profiler_stack": ([], {}, "torch_stack"),
+    "trace_driver_api_only": (["TRACE"], {"GPUOPT_TRACE_DIAG": "runtime_api=0"}, "plain"),
+    "trace_no_python_lines": (["TRACE"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
+    "trace_nothing_on": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"}, "plain"),
 }
+# one kind of CUPTI activity record at a time, no callbacks
+for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
+    MODES[f"trace_records_{_kind}"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind},
+                                       "plain")
 MAIN = ["plain", "trace", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
-    "cupy_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only"]),
-    "torch_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "torch_profiler_stack"]),
+    "cupy_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
+                           "trace_records_kernel"]),
+    "torch_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only",
+                            "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
+                            "trace_nothing_on", "torch_profiler_stack",
+                            *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",
+                                                             "overhead"))]),
     "matmul": (MAIN, []),
     "roundtrip": (MAIN, ["trace_kernels_only"]),
 }
@@ -136,6 +153,10 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workloads", help="comma-separated subset of " + ",".join(PLAN))
+    ap.add_argument("--modes", help="comma-separated subset of the modes to measure (plain is always measured)")
+    ap.add_argument("--diagnose-every-round", action="store_true",
+                    help="measure the diagnostic modes in every round, not only the first")
     a = ap.parse_args()
     if a.workload:
         run_workload(a.workload, a.reps, a.profile)
@@ -147,12 +168,27 @@ def main():
     # modes once. A mode's time is the median over its rounds of each
     # process's median repetition.
     rng = random.Random(a.seed)
+    plan = PLAN
+    if a.workloads:
+        unknown = set(a.workloads.split(",")) - set(PLAN)
+        if unknown:
+            ap.error(f"unknown workloads: {', '.join(sorted(unknown))}")
+        plan = {w: PLAN[w] for w in a.workloads.split(",")}
+    if a.modes:
+        keep = set(a.modes.split(",")) | {"plain"}
+        unknown = keep - set(MODES)
+        if unknown:
+            ap.error(f"unknown modes: {', '.join(sorted(unknown))}")
+        plan = {w: ([m for m in main if m in keep], [m for m in diag if m in keep])
+                for w, (main, diag) in plan.items()}
     samples = {}
     for rnd in range(a.rounds):
-        order = [(w, m) for w, (main, _) in PLAN.items() for m in main]
+        order = [(w, m) for w, (main, _) in plan.items() for m in main]
+        if a.diagnose_every_round:
+            order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
         rng.shuffle(order)
-        if rnd == 0:
-            order += [(w, m) for w, (_, diag) in PLAN.items() for m in diag]
+        if rnd == 0 and not a.diagnose_every_round:
+            order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
         for w, m in order:
             t = measure(a.gpuopt, w, m, a.reps)
             if t:

@@ -189,16 +189,12 @@ static int load_cupti(void)
 
 /* ---- settings ---- */
 
-static void read_settings(void)
+/* KEY=N,KEY=N... from gpuopt trace (GPUOPT_TRACE_OPTS) or, for measuring
+ * what the tracer's parts cost, from the user (GPUOPT_TRACE_DIAG:
+ * runtime_api=0 drops the runtime-API callbacks, python_lines=0 the frame
+ * walk). Unknown keys are ignored. */
+static void parse_opts(const char *o)
 {
-	const char *dir = getenv("GPUOPT_TRACE_DIR");
-	snprintf(t.dir, sizeof t.dir, "%s", dir ? dir : "");
-	t.max_events = 1000000;
-	t.kernel_wait_ns = 30000;
-	t.starved_gap_ns = 50000;
-	t.callbacks = 1;
-	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
-	const char *o = getenv("GPUOPT_TRACE_OPTS");
 	while (o && *o) {
 		char key[32];
 		unsigned long long v = 0;
@@ -216,6 +212,10 @@ static void read_settings(void)
 				t.kernel_wait_ns = v;
 			else if (!strcmp(key, "starved_gap_ns"))
 				t.starved_gap_ns = v;
+			else if (!strcmp(key, "runtime_api"))
+				t.runtime_api = v != 0;
+			else if (!strcmp(key, "python_lines"))
+				t.python_lines = v != 0;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -223,6 +223,21 @@ static void read_settings(void)
 			break;
 		o = c + 1;
 	}
+}
+
+static void read_settings(void)
+{
+	const char *dir = getenv("GPUOPT_TRACE_DIR");
+	snprintf(t.dir, sizeof t.dir, "%s", dir ? dir : "");
+	t.max_events = 1000000;
+	t.kernel_wait_ns = 30000;
+	t.starved_gap_ns = 50000;
+	t.callbacks = 1;
+	t.runtime_api = 1;
+	t.python_lines = 1;
+	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
+	parse_opts(getenv("GPUOPT_TRACE_OPTS"));
+	parse_opts(getenv("GPUOPT_TRACE_DIAG"));
 	if (t.full)
 		snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead,runtime,driver");
 	const char *k = getenv("GPUOPT_TRACE_KINDS");
@@ -1004,7 +1019,8 @@ int InitializeInjection(void)
 	if (t.callbacks) {
 		const char *name;
 		for (CUpti_CallbackId id = 1; id < API_MAX; id++) {
-			if (p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) == CUPTI_SUCCESS && name &&
+			if (t.runtime_api &&
+			    p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) == CUPTI_SUCCESS && name &&
 			    (runtime_op[id] = classify(name)) != OP_NONE)
 				p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
 			if (p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) == CUPTI_SUCCESS && name &&

@@ -212,7 +212,7 @@ uint32_t site_current(void)
 
 uint32_t site_current_locked(void)
 {
-	if (!t.py_ok)
+	if (!t.py_ok || !t.python_lines)
 		return SITE_NONE;
 	struct pyframe fr[96];
 	int n = pyframe_walk(fr, 96);

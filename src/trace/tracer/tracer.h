@@ -137,6 +137,7 @@ struct tracer {
 	/* settings */
 	char dir[PATH_MAX];
 	int timeline, full, strict, callbacks;
+	int runtime_api, python_lines; /* diagnostic knobs: 0 leaves that part out */
 	uint64_t max_events, kernel_wait_ns, starved_gap_ns;
 	char kinds[256];
 	/* process */
