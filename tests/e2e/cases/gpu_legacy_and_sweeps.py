@@ -20,21 +20,22 @@ def train(loader):
     for epoch in range(10):
         for i, (imgs, _) in enumerate(loader):
             valid = Tensor(imgs.size(0), 1).fill_(1.0)  # made on the device: fine
-            ones = Tensor(np.ones((imgs.size(0), 1)))  # expect: GPU602
-            z = Tensor(np.random.normal(0, 1, (imgs.size(0), 8)))  # new noise each batch: fine
+            ones = Tensor(np.ones((imgs.size(0), 1)))  # expect: GPU602 GPU101/cupy
+            # new noise each batch: no GPU602
+            z = Tensor(np.random.normal(0, 1, (imgs.size(0), 8)))  # expect: GPU101/cupy
             loss = ((model(z) - valid) ** 2 + ones).mean()
             loss.backward()
             print("loss %f" % loss.item())  # expect: GPU601
 
 
-@cuda.jit
+@cuda.jit  # expect: GPU504/numba-cuda
 def fill(a):
     i = cuda.grid(1)
     if i < a.size:
         a[i] = i
 
 
-host = np.zeros(1 << 20)
+host = np.zeros(1 << 20)  # expect: GPU101/cupy
 dev = cuda.to_device(host)
 t0 = time.time()
 fill[1024, 1024](host)
