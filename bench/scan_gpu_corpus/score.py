@@ -15,6 +15,7 @@ scanned together (one gpuopt run, so calls between its modules count).
 
 Usage: score.py [--binary GPUOPT] [--files DIR] [--list] [--json OUT]
                 [--corpus heldout.json [--labels heldout_labels.tsv]]
+(--labels defaults to NAME_labels.tsv beside a corpus NAME.json other than corpus.json)
 Run fetch.py first. Exit codes: 0 scored, 2 the files or the binary are
 missing, or a label is malformed."""
 import argparse
@@ -121,14 +122,14 @@ def main():
     ap.add_argument("--json", help="write the scores to this file")
     ap.add_argument("--corpus", default=str(HERE / "corpus.json"),
                     help="the files (heldout.json: the held-out set)")
-    ap.add_argument("--labels", help="their labels (default: labels.tsv, or heldout_labels.tsv "
-                                     "with --corpus heldout.json)")
+    ap.add_argument("--labels", help="their labels (default: labels.tsv for corpus.json; for "
+                                     "another corpus NAME.json, NAME_labels.tsv beside it)")
     a = ap.parse_args()
     if not os.access(a.binary, os.X_OK):
         die(f"{a.binary}: not an executable gpuopt")
     corpus_path = Path(a.corpus)
     corpus = json.loads(corpus_path.read_text())
-    default_labels = "heldout_labels.tsv" if corpus_path.name == "heldout.json" else "labels.tsv"
+    default_labels = "labels.tsv" if corpus_path.name == "corpus.json" else corpus_path.stem + "_labels.tsv"
     labels = load_labels(corpus, Path(a.labels) if a.labels else corpus_path.parent / default_labels)
     found = scan(a.binary, a.files, corpus)
     per, lists = score(labels, found)

@@ -272,6 +272,15 @@ static int kind_rank(const struct val *v)
 	}
 }
 
+/* Whether a library name is a constructor that makes device data (its kb
+ * entry's flow says so). */
+static bool makes_device(struct flow *f, const char *qual)
+{
+	const struct kb_library *lib = kb_library_for(f->o->kb, qual);
+	const struct kb_entry *e = lib ? kb_lookup(lib, qual) : NULL;
+	return e && e->flow && !strcmp(e->flow, "device-constructor");
+}
+
 /* The join of two values: what a name may hold after two paths. A value
  * that may be on the device is taken to be (a GPU run of the code). */
 static struct val join(struct flow *f, struct val a, struct val b)
@@ -300,10 +309,12 @@ static struct val join(struct flow *f, struct val a, struct val b)
 			return m;
 		}
 		if (a.kind == V_QUAL && b.kind == V_QUAL && a.qual && b.qual) {
-			/* cupy.dot if real else cupy.vdot: one library's functions */
+			/* cupy.dot if real else cupy.vdot: one library's functions;
+			 * torch.FloatTensor if cpu else torch.cuda.FloatTensor: the
+			 * one that makes device data, as for any join */
 			size_t la = strcspn(a.qual, "."), lb = strcspn(b.qual, ".");
 			if (la == lb && strncmp(a.qual, b.qual, la) == 0)
-				return a;
+				return makes_device(f, b.qual) && !makes_device(f, a.qual) ? b : a;
 		}
 		return V(V_UNKNOWN);
 	}
@@ -750,6 +761,25 @@ static struct val arith(struct val a, struct val b, uint32_t line)
 
 /* Is the loop cold: once per epoch, trial, device, problem size or a
  * handful of iterations (a literal range or tuple of at most 4)? */
+/* A loop over a list written out by hand is cold when it is short (at most
+ * 4 items), or when it names at most 8 functions or objects (for func in
+ * [identity, sato, frangi]): a sweep over cases to compare, each its own
+ * piece of work. A longer list of numbers is data (sizes to run). */
+static bool cold_literal(struct flow *f, PNode list)
+{
+	uint32_t n = pn_named_child_count(list);
+	if (n <= 4)
+		return true;
+	if (n > 8)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		enum nk k = K(f, pn_named_child(list, i));
+		if (k != NK_IDENTIFIER && k != NK_ATTRIBUTE)
+			return false;
+	}
+	return true;
+}
+
 static bool cold_loop(struct flow *f, PNode left, PNode right)
 {
 	/* also once per problem of a benchmark: for shape in shapes, for size in sizes */
@@ -777,13 +807,13 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 		return true;
 	enum nk rk = K(f, right);
 	if (rk == NK_TUPLE || rk == NK_LIST)
-		return pn_named_child_count(right) <= 4;
+		return cold_literal(f, right);
 	if (rk == NK_CALL) {
 		PNode callee = F(f, right, F_FUNCTION), args = F(f, right, F_ARGUMENTS);
 		if (K(f, callee) == NK_IDENTIFIER && (text_is(f, callee, "enumerate") || text_is(f, callee, "zip"))) {
 			PNode a0 = pn_named_child(args, 0);
 			if (K(f, a0) == NK_TUPLE || K(f, a0) == NK_LIST)
-				return pn_named_child_count(a0) <= 4;
+				return cold_literal(f, a0);
 			if (K(f, a0) == NK_CALL)
 				return cold_loop(f, PN_NULL, a0);
 			return false;
@@ -1001,7 +1031,28 @@ static bool assigned_under(struct flow *f, PNode root, const char *name, size_t 
 	return false;
 }
 
-static bool invariant(struct flow *f, PNode v, int depth)
+/* Whether an expression is the shape of an array: x.shape, x.shape[0],
+ * x.size(0), len(x). A batch's shape is the same in every iteration. */
+static bool shape_expr(struct flow *f, PNode v)
+{
+	enum nk k = K(f, v);
+	if (k == NK_SUBSCRIPT)
+		return shape_expr(f, F(f, v, F_VALUE));
+	if (k == NK_ATTRIBUTE)
+		return text_is(f, F(f, v, F_ATTRIBUTE), "shape");
+	if (k != NK_CALL)
+		return false;
+	PNode c = F(f, v, F_FUNCTION);
+	if (K(f, c) == NK_ATTRIBUTE)
+		return text_is(f, F(f, c, F_ATTRIBUTE), "size");
+	return K(f, c) == NK_IDENTIFIER && text_is(f, c, "len");
+}
+
+/* invariant(): whether `v` is the same data in every iteration of the
+ * current loop. shape: inside a fill constructor's arguments
+ * (torch.ones(x.size(0), 1)), where the shape of a batch counts as the
+ * same (it is, but for a last, shorter batch). */
+static bool invariant_in(struct flow *f, PNode v, int depth, bool shape)
 {
 	struct frame *fr = f->cur;
 	if (pn_is_null(fr->loop_body) || depth > 8)
@@ -1016,14 +1067,16 @@ static bool invariant(struct flow *f, PNode v, int depth)
 		return true;
 	case NK_STRING:
 		return pn_named_child_count(v) == 0 || K(f, pn_named_child(v, 1)) != NK_INTERPOLATION;
+	case NK_LIST_SPLAT:
+		return shape && invariant_in(f, pn_named_child(v, 0), depth + 1, shape);
 	case NK_UNARY:
-		return invariant(f, F(f, v, F_ARGUMENT), depth + 1);
+		return invariant_in(f, F(f, v, F_ARGUMENT), depth + 1, shape);
 	case NK_LIST:
 	case NK_TUPLE:
 	case NK_PARENTHESIZED: {
 		uint32_t n = pn_named_child_count(v);
 		for (uint32_t i = 0; i < n; i++)
-			if (!invariant(f, pn_named_child(v, i), depth + 1))
+			if (!invariant_in(f, pn_named_child(v, i), depth + 1, shape))
 				return false;
 		return true;
 	}
@@ -1035,30 +1088,43 @@ static bool invariant(struct flow *f, PNode v, int depth)
 		return !assigned_under(f, fr->loop_body, s, len);
 	}
 	case NK_ATTRIBUTE:
-		return K(f, F(f, v, F_OBJECT)) == NK_IDENTIFIER && invariant(f, F(f, v, F_OBJECT), depth + 1);
+		if (shape && shape_expr(f, v))
+			return true;
+		return K(f, F(f, v, F_OBJECT)) == NK_IDENTIFIER && invariant_in(f, F(f, v, F_OBJECT), depth + 1, shape);
 	case NK_CALL: {
+		if (shape && shape_expr(f, v))
+			return true;
 		/* a constructor of fresh data with the same arguments: torch.ones(n, 1) */
 		PNode callee = F(f, v, F_FUNCTION);
 		size_t len;
 		const char *s = flow_text(f, callee, &len);
 		static const char *const words[] = {"ones", "zeros", "full", "eye", "arange", "linspace", "tensor", "array", "empty", NULL};
 		static const char *const random[] = {"rand", "random", "normal", "uniform", "perm", "choice", "shuffle", NULL};
+		static const char *const fills[] = {"ones", "zeros", "full", "eye", "empty", NULL};
 		if (!word_in(s, len, words) || word_in(s, len, random))
 			return false;
+		bool fill = word_in(s, len, fills);
 		PNode args = F(f, v, F_ARGUMENTS);
 		uint32_t n = pn_named_child_count(args);
 		for (uint32_t i = 0; i < n; i++) {
 			PNode a = pn_named_child(args, i);
 			if (K(f, a) == NK_KEYWORD_ARGUMENT)
 				a = F(f, a, F_VALUE);
-			if (!invariant(f, a, depth + 1))
+			if (!invariant_in(f, a, depth + 1, shape || fill))
 				return false;
 		}
 		return true;
 	}
+	case NK_SUBSCRIPT:
+		return shape && shape_expr(f, v);
 	default:
 		return false;
 	}
+}
+
+static bool invariant(struct flow *f, PNode v, int depth)
+{
+	return invariant_in(f, v, depth, false);
 }
 
 static void h2d(struct flow *f, PNode at, PNode data, const char *what)
@@ -1197,6 +1263,17 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	}
 	if (known_entry_flow(e, "kernel"))
 		return VD(V_DEVICE_OBJECT, fam, line);
+	if (known_entry_flow(e, "device-constructor")) {
+		/* torch.cuda.FloatTensor(n, m) allocates on the GPU; given host
+		 * data (np.ones(...), a list) it copies that data there */
+		enum nk k0 = a->npos ? K(f, a->posn[0]) : NK_ERROR;
+		if (first.kind == V_HOST_ARRAY || k0 == NK_LIST) {
+			h2d(f, call, a->posn[0], qual);
+			return VD(V_DEVICE_ARRAY, fam, line);
+		}
+		mark_gpu(f, call);
+		return VD(V_DEVICE_ARRAY, fam, line);
+	}
 	if (known_entry_flow(e, "host"))
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
 
@@ -1539,6 +1616,19 @@ static struct val builtin_call(struct flow *f, PNode call, PNode callee, const s
 			}
 			return VD(V_HOST_SCALAR, FAM_NONE, line);
 		}
+	if (len == 3 && !memcmp(s, "map", 3) && a->npos >= 2 && val_on_device(&a->pos[1]) &&
+	    K(f, a->posn[0]) == NK_IDENTIFIER) {
+		/* map(float, device_array): a host conversion per element */
+		size_t flen;
+		const char *fs = flow_text(f, a->posn[0], &flen);
+		for (const char *const *b = to_host_builtins; *b; b++)
+			if (strlen(*b) == flen && !memcmp(fs, *b, flen)) {
+				char *what = xasprintf("map(%.*s) over a device value", (int)flen, fs);
+				d2h(f, call, internz(f, what), a->pos[1], false);
+				free(what);
+				return V(V_UNKNOWN);
+			}
+	}
 	if (len == 5 && !memcmp(s, "print", 5)) {
 		for (uint32_t i = 0; i < a->npos; i++)
 			if (val_on_device(&a->pos[i])) {
@@ -1701,9 +1791,16 @@ static struct val eval_call(struct flow *f, PNode call)
 		struct val k = eval(f, F(f, callee, F_VALUE));
 		eval(f, F(f, callee, F_SUBSCRIPT));
 		eval_args(f, argl, &a);
-		if ((k.kind == V_FUNCTION && k.ref >= 0 && f->fns[k.ref].kernel) || k.kind == V_DEVICE_OBJECT ||
-		    (k.kind == V_QUAL && fam_of_qual(k.qual) != FAM_NONE))
+		bool jit_kernel = k.kind == V_FUNCTION && k.ref >= 0 && f->fns[k.ref].kernel;
+		if (jit_kernel || k.kind == V_DEVICE_OBJECT || (k.kind == V_QUAL && fam_of_qual(k.qual) != FAM_NONE))
 			mark_gpu(f, call);
+		/* a @cuda.jit kernel given a NumPy array: Numba copies it to the
+		 * device and back after the launch, which waits for the kernel */
+		for (uint32_t i = 0; jit_kernel && i < a.npos; i++)
+			if (a.pos[i].kind == V_HOST_ARRAY) {
+				mark_sync(f);
+				break;
+			}
 		return V(V_NONE);
 	}
 	struct val v = eval(f, callee);

@@ -190,7 +190,8 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 				return xasprintf("%s: %s: by_arg_type.%s needs a known rule, a target and a message", lib->file, where, tn);
 		}
 	}
-	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts"};
+	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts",
+					    "device-constructor"};
 	bool known_flow = out->flow == NULL;
 	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
 		known_flow |= strcmp(out->flow, flows[i]) == 0;

@@ -468,6 +468,89 @@ static void test_clock_reads(void **state)
 	free(r);
 }
 
+/* Old PyTorch code: the typed CUDA tensors (torch.cuda.FloatTensor), chosen
+ * by a conditional, make device data; host data given to them is copied. */
+static void test_legacy_cuda_tensor_types(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import numpy as np\n"
+		"import torch\n"
+		"cuda = torch.cuda.is_available()\n"
+		"Tensor = torch.FloatTensor if not cuda else torch.cuda.FloatTensor\n"
+		"for i, (imgs, _) in enumerate(loader):\n"
+		"    valid = Tensor(imgs.size(0), 1).fill_(1.0)\n"        /* 6: made on the device */
+		"    ones = Tensor(np.ones((imgs.size(0), 1)))\n"         /* 7: the same ones, copied */
+		"    z = Tensor(np.random.normal(0, 1, (4, 8)))\n"        /* 8: new noise */
+		"    print(valid.sum().item())\n"                         /* 9: found */
+		"h = torch.FloatTensor(3, 4)\n"
+		"for i in range(100):\n"
+		"    print(h.sum().item())\n");                           /* 12: a CPU tensor: quiet */
+	assert_null(at(r, FE_H2D, 6));
+	const struct rec *a = at(r, FE_H2D, 7), *b = at(r, FE_H2D, 8);
+	assert_non_null(a);
+	assert_true(a->invariant);
+	assert_non_null(b);
+	assert_false(b->invariant);
+	assert_non_null(at(r, FE_D2H, 9));
+	assert_null(at(r, FE_D2H, 12));
+	free(r);
+}
+
+/* A @cuda.jit kernel given a NumPy array copies it back after the launch
+ * (a synchronize); map(float, x) of a device array copies too. */
+static void test_kernel_host_args_and_map(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import numpy as np\n"
+		"import cupy as cp\n"
+		"from numba import cuda\n"
+		"@cuda.jit\n"
+		"def k(a):\n"
+		"    a[0] = 1\n"
+		"h = np.zeros(8)\n"
+		"d = cuda.to_device(h)\n"
+		"t0 = time.time()\n"
+		"k[1, 1](h)\n"
+		"t1 = time.time()\n"                 /* 12: the host array came back: quiet */
+		"k[1, 1](d)\n"
+		"t2 = time.time()\n"                 /* 14: a device array: found */
+		"x = cp.ones(3)\n"
+		"lo, hi = map(float, cp.percentile(x, [1, 99]))\n"   /* 16: a copy */
+		"t3 = time.time()\n"                 /* 17: it waited: quiet */
+		"y = x * 2\n"
+		"names = list(map(str, ['a', 'b']))\n"
+		"t4 = time.time()\n");               /* 20: found */
+	assert_null(at(r, FE_CLOCK, 12));
+	assert_non_null(at(r, FE_CLOCK, 14));
+	assert_non_null(at(r, FE_D2H, 16));
+	assert_null(at(r, FE_CLOCK, 17));
+	assert_non_null(at(r, FE_CLOCK, 20));
+	free(r);
+}
+
+/* A loop over a hand-written list of up to 8 functions is a sweep over
+ * cases; a list of 5 numbers is data. */
+static void test_cold_literal_lists(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"x = cp.ones(3)\n"
+		"for func in [cp.sin, cp.cos, cp.tan, cp.exp, cp.log]:\n"
+		"    print(float(func(x).sum()))\n"          /* 4: one per case: cold */
+		"for n in [256, 512, 1024, 2048, 4096]:\n"
+		"    print(float(cp.ones(n).sum()))\n");     /* 6: hot */
+	const struct rec *a = at(r, FE_D2H, 4), *b = at(r, FE_D2H, 6);
+	assert_non_null(a);
+	assert_int_equal(a->depth, 0);
+	assert_non_null(b);
+	assert_int_equal(b->depth, 1);
+	free(r);
+}
+
 /* ---- functions, summaries and the project ---- */
 
 static void test_hot_through_calls(void **state)
@@ -623,6 +706,9 @@ int main(void)
 		cmocka_unit_test(test_async_copies),
 		cmocka_unit_test(test_loop_fixed_point_and_branches),
 		cmocka_unit_test(test_clock_reads),
+		cmocka_unit_test(test_legacy_cuda_tensor_types),
+		cmocka_unit_test(test_kernel_host_args_and_map),
+		cmocka_unit_test(test_cold_literal_lists),
 		cmocka_unit_test(test_hot_through_calls),
 		cmocka_unit_test(test_methods_and_overrides),
 		cmocka_unit_test(test_summary_and_project),
