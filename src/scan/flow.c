@@ -622,7 +622,7 @@ static bool bound(struct flow *f, const char *name)
 	return env_find(&f->cur->env, name) || env_find(&f->modframe->env, name);
 }
 
-static void bind(struct flow *f, const char *name, struct val v)
+static void flow_bind(struct flow *f, const char *name, struct val v)
 {
 	struct frame *fr = f->cur;
 	if (fr != f->modframe && is_global(fr, name))
@@ -667,7 +667,7 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		return;
 	switch (K(f, t)) {
 	case NK_IDENTIFIER:
-		bind(f, node_name(f, t), v);
+		flow_bind(f, node_name(f, t), v);
 		return;
 	case NK_ATTRIBUTE: {
 		PNode obj = F(f, t, F_OBJECT);
@@ -2252,10 +2252,10 @@ static void exec_import(struct flow *f, PNode s)
 		if (pn_is_null(alias)) {
 			size_t top = strcspn(full, ".");
 			v.qual = intern(f, full, top);
-			bind(f, intern(f, full, top), v);
+			flow_bind(f, intern(f, full, top), v);
 		} else {
 			v.qual = internz(f, full);
-			bind(f, node_name(f, alias), v);
+			flow_bind(f, node_name(f, alias), v);
 		}
 		free(full);
 	}
@@ -2309,7 +2309,7 @@ static void exec_import_from(struct flow *f, PNode s)
 		const char *t = flow_text(f, nm, &len);
 		struct val v = V(V_QUAL);
 		v.qual = *base ? qual_join(f, base, t, len) : intern(f, t, len);
-		bind(f, node_name(f, alias), v);
+		flow_bind(f, node_name(f, alias), v);
 	}
 	free(base);
 }
@@ -2629,7 +2629,7 @@ static void exec_def(struct flow *f, PNode def, PNode decorated)
 	if (!pn_is_null(decorated))
 		decorate(f, decorated, fi, -1);
 	if (fi >= 0 && f->fns[fi].cls < 0)
-		bind(f, f->fns[fi].name, (struct val){.kind = V_FUNCTION, .ref = fi, .ref2 = -1});
+		flow_bind(f, f->fns[fi].name, (struct val){.kind = V_FUNCTION, .ref = fi, .ref2 = -1});
 }
 
 static void exec_class(struct flow *f, PNode def, PNode decorated)
@@ -2650,7 +2650,7 @@ static void exec_class(struct flow *f, PNode def, PNode decorated)
 		else if (v.kind == V_QUAL)
 			cl->base_qual = v.qual;
 	}
-	bind(f, cl->name, (struct val){.kind = V_CLASS, .ref = ci, .ref2 = -1});
+	flow_bind(f, cl->name, (struct val){.kind = V_CLASS, .ref = ci, .ref2 = -1});
 	/* the class body: its methods get their decorators; attributes are skipped */
 	PNode body = F(f, def, F_BODY);
 	uint32_t k = pn_named_child_count(body);
@@ -2820,7 +2820,7 @@ static void bind_params(struct flow *f, int fi, const struct val *args, size_t n
 		} else if (kind == NK_TYPED_PARAM) {
 			name = pn_named_child(p, 0);
 		} else if (kind == NK_LIST_SPLAT_PATTERN || kind == NK_DICT_SPLAT_PATTERN) {
-			bind(f, node_name(f, pn_named_child(p, 0)), V(V_UNKNOWN));
+			flow_bind(f, node_name(f, pn_named_child(p, 0)), V(V_UNKNOWN));
 			pos = (size_t)-1 / 2;
 			continue;
 		}
@@ -2835,7 +2835,7 @@ static void bind_params(struct flow *f, int fi, const struct val *args, size_t n
 			f->silent--;
 		}
 		pos++;
-		bind(f, node_name(f, name), v);
+		flow_bind(f, node_name(f, name), v);
 	}
 }
 

@@ -75,7 +75,7 @@ void pop_scope(struct ctx *c)
 	ptrvec_free(&s->stars);
 }
 
-void bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func)
+void names_bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func)
 {
 	struct symtab *t = &c->scopes[c->nscopes - 1].tab;
 	if (c->except_depth > 0 && k == B_SHADOW) {
@@ -92,12 +92,12 @@ void bind_node(struct ctx *c, PNode id, enum bkind k, const char *qual)
 	size_t len;
 	const char *s = node_text(c, id, &len);
 	if (len)
-		bind(c, s, len, k, qual, -1);
+		names_bind(c, s, len, k, qual, -1);
 }
 
 void scope_bind_qual(struct ctx *c, const char *name, size_t len, const char *qual)
 {
-	bind(c, name, len, B_QUAL, qual, -1);
+	names_bind(c, name, len, B_QUAL, qual, -1);
 }
 
 void scope_bind_node_qual(struct ctx *c, PNode id, const char *qual)

@@ -163,7 +163,7 @@ static bool enter(struct ctx *c, PNode n, TSFieldId fid)
 		size_t len;
 		const char *s = node_text(c, name, &len);
 		if (len)
-			bind(c, s, len, B_FUNC, NULL, fi);
+			names_bind(c, s, len, B_FUNC, NULL, fi);
 		push_scope(c, false);
 		push_frame(c, fi);
 		bind_params(c, node_field(c, n, F_PARAMETERS), &c->funcs[fi]);
@@ -174,7 +174,7 @@ static bool enter(struct ctx *c, PNode n, TSFieldId fid)
 		size_t len;
 		const char *s = node_text(c, name, &len);
 		if (len)
-			bind(c, s, len, B_FUNC, NULL, -1);
+			names_bind(c, s, len, B_FUNC, NULL, -1);
 		push_scope(c, true);
 		return true;
 	}

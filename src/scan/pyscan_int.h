@@ -135,7 +135,7 @@ uint32_t node_line(PNode n);
 uint32_t user_line(const struct ctx *c, PNode n, uint32_t *cell);
 void push_scope(struct ctx *c, bool is_class);
 void pop_scope(struct ctx *c);
-void bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func);
+void names_bind(struct ctx *c, const char *name, size_t len, enum bkind k, const char *qual, int func);
 void bind_node(struct ctx *c, PNode id, enum bkind k, const char *qual);
 int function_record(struct ctx *c, PNode def);
 void funcs_free(struct ctx *c);
