@@ -34,26 +34,27 @@ def reps_for(n):
     return max(1, min(128, -(-TRIAL_BYTES // n)))
 
 
-def huge_kib(addr):
-    """AnonHugePages of the mapping that holds addr, in KiB (None if unknown)."""
+def huge_kib(addr, n):
+    """AnonHugePages of the mappings over [addr, addr + n), in KiB (None if
+    unknown): a madvise of part of a mapping splits it, so all are summed."""
     try:
         lines = open("/proc/self/smaps").read().splitlines()
     except OSError:
         return None
-    inside = False
+    inside, total = False, 0
     for line in lines:
         head = line.split()[0]
         if "-" in head and not head.endswith(":"):
             lo, hi = (int(x, 16) for x in head.split("-"))
-            inside = lo <= addr < hi
+            inside = lo < addr + n and addr < hi
         elif inside and head == "AnonHugePages:":
-            return int(line.split()[1])
-    return None
+            total += int(line.split()[1])
+    return total
 
 
-def gpuopt_like(n):
+def gpuopt_like(n, huge=True):
     m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    if n >= 4 << 20 and hasattr(mmap, "MADV_HUGEPAGE"):
+    if huge and n >= 4 << 20 and hasattr(mmap, "MADV_HUGEPAGE"):
         m.madvise(mmap.MADV_HUGEPAGE)
     a = np.frombuffer(m, dtype=np.uint8)
     a[:] = 0xC3
@@ -78,10 +79,11 @@ def main():
     stream = cp.cuda.Stream(non_blocking=True)
     numpy_buf = np.full(largest, 0xC3, dtype=np.uint8)
     _mapping, mapped = gpuopt_like(largest)  # the mmap stays open while the array uses it
-    bufs = {"numpy": numpy_buf, "mapping": mapped}
+    _mapping4k, mapped4k = gpuopt_like(largest, huge=False)
+    bufs = {"numpy": numpy_buf, "mapping": mapped, "mapping-4k": mapped4k}
     thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read().strip() \
         if sys.platform == "linux" else None
-    huge = {k: huge_kib(v.ctypes.data) for k, v in bufs.items()}
+    huge = {k: huge_kib(v.ctypes.data, v.nbytes) for k, v in bufs.items()}
     print(f"THP: {thp}; huge pages backing: " +
           ", ".join(f"{k} {v} KiB of {largest >> 10}" for k, v in huge.items()), flush=True)
 
@@ -130,8 +132,8 @@ def main():
             print(f"gpuopt fit failed: {r.stderr.strip()}", flush=True)
         print(f"round {rnd + 1} done", flush=True)
     rows = []
-    print(f"\n{'copy':8} {'MiB':>5} {'runtime/numpy':>14} {'runtime/map':>12} {'driver/numpy':>13} "
-          f"{'driver/map':>11} {'gpuopt fit':>11}   GB/s, medians of {a.rounds} rounds")
+    cols = [f"{api}/{buf}" for api in ("runtime", "driver") for buf in bufs] + ["gpuopt fit"]
+    print(f"\n{'copy':5} {'MiB':>4} " + " ".join(f"{c:>17}" for c in cols) + f"   GB/s, medians of {a.rounds} rounds")
     for direction in ("h2d", "d2h"):
         for n in SIZES:
             row = {"direction": direction, "bytes": n}
@@ -141,10 +143,8 @@ def main():
             g = fit.get(f"{direction} gpuopt-fit {n}")
             row["gpuopt fit"] = statistics.median(g) if g else None
             rows.append(row)
-            cells = [row["runtime/numpy"], row["runtime/mapping"], row["driver/numpy"],
-                     row["driver/mapping"], row["gpuopt fit"]]
-            print(f"{direction:8} {n >> 20:>5} " + " ".join(
-                f"{c:>12.2f}" if c else f"{'-':>12}" for c in cells))
+            print(f"{direction:5} {n >> 20:>4} " + " ".join(
+                f"{row[c]:>17.2f}" if row[c] else f"{'-':>17}" for c in cols))
     if a.out:
         json.dump({"thp": thp, "huge_kib": huge, "rows": rows, "samples": samples, "fit": fit,
                    "rounds": a.rounds, "trials": a.trials}, open(a.out, "w"), indent=1)
