@@ -7,7 +7,7 @@
 #      kernel and copy times against the program's own CUDA events;
 #   2. the paths that do not trace: --cupti with no library, --strict, another
 #      CUPTI subscriber (torch.profiler inside the program);
-#   3. the overhead benchmark (bench/trace_overhead.py).
+#   3. the overhead benchmark (bench/trace_overhead.py; TRACE_OVERHEAD=0 leaves it out).
 # Results under $OUT: trace_suite.log, trace_overhead.json and
 # trace_fixtures.tar.gz (the saved traces, which become
 # tests/e2e/fixtures/trace/, with each run's report and output).
@@ -85,8 +85,12 @@ with profile(activities=[ProfilerActivity.CUDA]):
     x = torch.ones(4, device="cuda"); torch.cuda.synchronize()
 print("ran")' 2>&1 | tail -4); echo "  torch.profiler first, then CUDA, --strict: exit $?"
 
-log "3. overhead (bench/trace_overhead.py)"
-python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 --json "$OUT/trace_overhead.json"
+if [ "${TRACE_OVERHEAD:-1}" != 0 ]; then
+  log "3. overhead (bench/trace_overhead.py)"
+  python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 --json "$OUT/trace_overhead.json"
+else
+  log "3. overhead: left out (TRACE_OVERHEAD=0)"
+fi
 
 log "suite: $fails program(s) with a failed check"
 } 2>&1 | tee "$OUT/trace_suite.log"
