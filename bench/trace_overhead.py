@@ -110,15 +110,6 @@ MODES = {
     "trace_no_python_lines": (["TRACE"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
     "trace_nothing_on": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"}, "plain"),
 }
-# CUPTI's buffers: gpuopt's host buffers not reused; CUPTI's device buffers larger or preallocated
-MODES["trace_activity_no_pool"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_DIAG": "buffer_pool=0"},
-                                   "plain")
-MODES["trace_activity_devbuf64"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0",
-                                                "GPUOPT_TRACE_DIAG": "device_buffer_mb=64"}, "plain")
-MODES["trace_activity_prealloc8"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0",
-                                                 "GPUOPT_TRACE_DIAG": "device_prealloc=8"}, "plain")
-MODES["trace_devbuf64_prealloc4"] = (["TRACE"], {"GPUOPT_TRACE_DIAG": "device_buffer_mb=64,device_prealloc=4"},
-                                     "plain")
 # one kind of CUPTI activity record at a time, no callbacks
 for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
     MODES[f"trace_records_{_kind}"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind},
@@ -127,14 +118,12 @@ MAIN = ["plain", "trace", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
     "cupy_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
-                           "trace_records_kernel", "trace_devbuf64_prealloc4"]),
+                           "trace_records_kernel"]),
     "torch_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only",
                             "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
                             "trace_nothing_on", "torch_profiler_stack",
                             *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",
-                                                             "overhead")),
-                            "trace_activity_no_pool", "trace_activity_devbuf64", "trace_activity_prealloc8",
-                            "trace_devbuf64_prealloc4"]),
+                                                             "overhead"))]),
     "matmul": (MAIN, []),
     "roundtrip": (MAIN, ["trace_kernels_only"]),
 }

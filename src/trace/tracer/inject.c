@@ -62,7 +62,6 @@ static __typeof__(cuptiActivityFlushPeriod) *p_cuptiActivityFlushPeriod;
 static __typeof__(cuptiActivityRegisterTimestampCallback) *p_cuptiActivityRegisterTimestampCallback;
 static __typeof__(cuptiActivityEnableDriverApi) *p_cuptiActivityEnableDriverApi;
 static __typeof__(cuptiActivityEnableRuntimeApi) *p_cuptiActivityEnableRuntimeApi;
-static __typeof__(cuptiActivitySetAttribute) *p_cuptiActivitySetAttribute;
 
 static uint8_t runtime_op[API_MAX], driver_op[API_MAX];
 static uint64_t (*clock_now)(void) = now_ns;
@@ -92,7 +91,6 @@ static int try_cupti(const char *path, const char *how)
 		(__typeof__(cuptiActivityRegisterTimestampCallback) *)dlsym(h, "cuptiActivityRegisterTimestampCallback");
 	p_cuptiActivityEnableDriverApi = (__typeof__(cuptiActivityEnableDriverApi) *)dlsym(h, "cuptiActivityEnableDriverApi");
 	p_cuptiActivityEnableRuntimeApi = (__typeof__(cuptiActivityEnableRuntimeApi) *)dlsym(h, "cuptiActivityEnableRuntimeApi");
-	p_cuptiActivitySetAttribute = (__typeof__(cuptiActivitySetAttribute) *)dlsym(h, "cuptiActivitySetAttribute");
 	struct link_map *lm = NULL;
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name[0])
 		snprintf(t.cupti_path, sizeof t.cupti_path, "%s", lm->l_name);
@@ -194,9 +192,7 @@ static int load_cupti(void)
 /* KEY=N,KEY=N... from gpuopt trace (GPUOPT_TRACE_OPTS) or, for measuring
  * what the tracer's parts cost, from the user (GPUOPT_TRACE_DIAG:
  * runtime_api=0 drops the runtime-API callbacks, python_lines=0 the frame
- * walk, buffer_pool=0 frees each activity buffer instead of reusing it,
- * device_buffer_mb / device_prealloc set CUPTI's device buffers). Unknown
- * keys are ignored. */
+ * walk). Unknown keys are ignored. */
 static void parse_opts(const char *o)
 {
 	while (o && *o) {
@@ -220,12 +216,6 @@ static void parse_opts(const char *o)
 				t.runtime_api = v != 0;
 			else if (!strcmp(key, "python_lines"))
 				t.python_lines = v != 0;
-			else if (!strcmp(key, "buffer_pool"))
-				t.buffer_pool = v != 0;
-			else if (!strcmp(key, "device_buffer_mb"))
-				t.device_buffer_mb = v;
-			else if (!strcmp(key, "device_prealloc"))
-				t.device_prealloc = v;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -245,7 +235,6 @@ static void read_settings(void)
 	t.callbacks = 1;
 	t.runtime_api = 1;
 	t.python_lines = 1;
-	t.buffer_pool = 1;
 	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
 	parse_opts(getenv("GPUOPT_TRACE_OPTS"));
 	parse_opts(getenv("GPUOPT_TRACE_DIAG"));
@@ -595,43 +584,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 
 #define BUF_SIZE (4u << 20)
 
-/* Activity buffers are reused: a new 4 MiB buffer costs a thousand page
- * faults in the program's thread (more on a VM), a used one none. At most
- * POOL_MAX wait here; the rest are freed. */
-#define POOL_MAX 16
-static struct {
-	pthread_mutex_t lock;
-	void *free[POOL_MAX];
-	unsigned n;
-} pool = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
-
-static void *pool_take(void)
-{
-	void *p = NULL;
-	pthread_mutex_lock(&pool.lock);
-	if (pool.n)
-		p = pool.free[--pool.n];
-	pthread_mutex_unlock(&pool.lock);
-	return p;
-}
-
-static void pool_give(void *p)
-{
-	if (t.buffer_pool) {
-		pthread_mutex_lock(&pool.lock);
-		if (pool.n < POOL_MAX) {
-			pool.free[pool.n++] = p;
-			p = NULL;
-		}
-		pthread_mutex_unlock(&pool.lock);
-	}
-	free(p);
-}
-
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	void *p = t.buffer_pool ? pool_take() : NULL;
-	if (!p && posix_memalign(&p, 8, BUF_SIZE) != 0)
+	void *p = NULL;
+	if (posix_memalign(&p, 8, BUF_SIZE) != 0)
 		p = NULL;
 	*buffer = p;
 	*size = p ? BUF_SIZE : 0;
@@ -962,7 +918,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		t.dropped += dropped;
 	pthread_mutex_unlock(&t.lock);
 	(void)size;
-	pool_give(buffer);
+	free(buffer);
 	tls.busy--;
 }
 
@@ -1077,14 +1033,6 @@ int InitializeInjection(void)
 		clock_now = now_ns;
 	else
 		clock_now = cupti_clock;
-	if (p_cuptiActivitySetAttribute && t.device_buffer_mb) {
-		size_t v = (size_t)t.device_buffer_mb << 20, sz = sizeof v;
-		p_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v);
-	}
-	if (p_cuptiActivitySetAttribute && t.device_prealloc) {
-		size_t v = (size_t)t.device_prealloc, sz = sizeof v;
-		p_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &sz, &v);
-	}
 	r = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		fail("cuptiActivityRegisterCallbacks", r, "cannot register CUPTI's activity buffers");

@@ -138,8 +138,6 @@ struct tracer {
 	char dir[PATH_MAX];
 	int timeline, full, strict, callbacks;
 	int runtime_api, python_lines; /* diagnostic knobs: 0 leaves that part out */
-	int buffer_pool;               /* reuse activity buffers (diagnostic: 0 frees each) */
-	unsigned long long device_buffer_mb, device_prealloc; /* CUPTI's device buffers; 0: its default */
 	uint64_t max_events, kernel_wait_ns, starved_gap_ns;
 	char kinds[256];
 	/* process */
