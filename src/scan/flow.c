@@ -1214,6 +1214,26 @@ static bool constructor_call(struct flow *f, PNode n)
 	return K(f, c) == NK_IDENTIFIER && len > 0 && s[0] >= 'A' && s[0] <= 'Z';
 }
 
+/* Is the argument of x.type(T) a tensor type that makes device data (a
+ * name or a string of one, by the kb: torch.cuda.FloatTensor, or a join
+ * picked by a flag: Tensor = torch.cuda.FloatTensor if cuda else ...)? */
+static bool device_type_arg(struct flow *f, const struct val *v, PNode n)
+{
+	if (v->kind == V_QUAL && v->qual)
+		return makes_device(f, v->qual);
+	if (K(f, n) == NK_STRING) {
+		size_t len;
+		const char *s = flow_text(f, n, &len);
+		if (len < 3 || (s[0] != '\'' && s[0] != '"') || s[len - 1] != s[0])
+			return false;
+		char *q = xasprintf("%.*s", (int)(len - 2), s + 1);
+		bool dev = makes_device(f, q);
+		free(q);
+		return dev;
+	}
+	return false;
+}
+
 static bool known_entry_flow(const struct kb_entry *e, const char *what)
 {
 	return e && e->flow && !strcmp(e->flow, what);
@@ -1685,14 +1705,16 @@ static struct val eval_call(struct flow *f, PNode call)
 			return call_value(f, call, recv, &a, V(V_UNKNOWN), false);
 		}
 		if (val_on_device(&recv)) {
-			if (recv.fam == FAM_TORCH && (!strcmp(attr, "to") || !strcmp(attr, "cuda")))
+			if (recv.fam == FAM_TORCH && (!strcmp(attr, "to") || !strcmp(attr, "cuda") ||
+						      (!strcmp(attr, "type") && a.npos && device_type_arg(f, &a.pos[0], a.posn[0]))))
 				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 			return device_method(f, call, recv, attr, &a);
 		}
-		/* .to(device) / .cuda(): the data goes to the GPU */
+		/* .to(device) / .cuda() / .type(torch.cuda.FloatTensor): the data goes to the GPU */
 		bool to_gpu = !strcmp(attr, "cuda") ||
 			      (!strcmp(attr, "to") && ((a.npos && gpu_target(f, &a.pos[0], a.posn[0])) ||
-						       kwarg(f, &a, "device", NULL)));
+						       kwarg(f, &a, "device", NULL))) ||
+			      (!strcmp(attr, "type") && a.npos && device_type_arg(f, &a.pos[0], a.posn[0]));
 		if (to_gpu) {
 			if (recv.kind == V_INSTANCE)
 				return recv; /* a module moved to the device */
@@ -1727,6 +1749,13 @@ static struct val eval_call(struct flow *f, PNode call)
 			}
 			if (any)
 				return r;
+			/* self.conv(x): a value the instance holds (a layer, a
+			 * function), called as that value is */
+			for (int ci = recv.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
+				struct ent *e = env_find(&f->cls[ci].attrs, attr);
+				if (e && e->v.kind != V_INSTANCE)
+					return call_value(f, call, e->v, &a, V(V_UNKNOWN), false);
+			}
 			if (f->cls[recv.ref].base < 0 && f->cls[recv.ref].base_qual) {
 				/* a method of a library base class (nn.Module.eval, ...) */
 				return V(V_UNKNOWN);

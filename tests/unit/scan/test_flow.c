@@ -497,6 +497,57 @@ static void test_legacy_cuda_tensor_types(void **state)
 	free(r);
 }
 
+/* x.type(T) with a CUDA tensor type (picked by a flag, named, or a string)
+ * puts the data on the device; with a CPU type it stays on the host. */
+static void test_type_conversions(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"cuda = torch.cuda.is_available()\n"
+		"Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor\n"
+		"for i, batch in enumerate(loader):\n"
+		"    a = batch['A'].type(Tensor)\n"                     /* 5: a copy to the device */
+		"    print(a.mean().item())\n"                          /* 6: found */
+		"    b = batch['B'].type('torch.cuda.LongTensor')\n"
+		"    print(b.sum().item())\n"                           /* 8: found */
+		"    c = batch['C'].type(torch.FloatTensor)\n"          /* 9: a CPU type */
+		"    print(c.sum().item())\n");                         /* 10: quiet */
+	assert_non_null(at(r, FE_H2D, 5));
+	assert_non_null(at(r, FE_D2H, 6));
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_H2D, 9));
+	assert_null(at(r, FE_D2H, 10));
+	free(r);
+}
+
+/* self.conv(x) in a module's forward calls the layer the instance holds:
+ * device tensors in, device tensors out, through a returned tuple. */
+static void test_self_attribute_calls(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class D(nn.Module):\n"
+		"    def __init__(self):\n"
+		"        super().__init__()\n"
+		"        self.conv = nn.Sequential(nn.Linear(4, 4))\n"
+		"        self.adv = nn.Linear(4, 1)\n"
+		"    def forward(self, x):\n"
+		"        out = self.conv(x)\n"
+		"        return self.adv(out), out\n"
+		"d = D()\n"
+		"for x in loader:\n"
+		"    p, aux = d(x.cuda())\n"
+		"    acc = aux.data.cpu().numpy()\n"                    /* 14: found */
+		"    q, haux = d(x)\n"
+		"    acc = haux.data.cpu().numpy()\n");                 /* 16: host data: quiet */
+	assert_non_null(at(r, FE_D2H, 14));
+	assert_null(at(r, FE_D2H, 16));
+	free(r);
+}
+
 /* A @cuda.jit kernel given a NumPy array copies it back after the launch
  * (a synchronize); map(float, x) of a device array copies too. */
 static void test_kernel_host_args_and_map(void **state)
@@ -707,6 +758,8 @@ int main(void)
 		cmocka_unit_test(test_loop_fixed_point_and_branches),
 		cmocka_unit_test(test_clock_reads),
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
+		cmocka_unit_test(test_type_conversions),
+		cmocka_unit_test(test_self_attribute_calls),
 		cmocka_unit_test(test_kernel_host_args_and_map),
 		cmocka_unit_test(test_cold_literal_lists),
 		cmocka_unit_test(test_hot_through_calls),
