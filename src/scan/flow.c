@@ -58,6 +58,7 @@ struct fn {
 	const char *name, *qual;
 	int cls;            /* its class, or -1 */
 	bool lambda, opaque, kernel, jitted, staticm;
+	bool prop;          /* @property: reading the attribute calls it */
 	bool ran_events;    /* analysed with events at least once */
 	bool ran_hot;       /* ... in a hot frame */
 	bool active;        /* on the call stack */
@@ -1296,6 +1297,8 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	}
 	if (known_entry_flow(e, "host"))
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
+	if (known_entry_flow(e, "iterates")) /* tqdm(x): x's elements, one by one */
+		return first;
 
 	/* the device a torch factory or .to() puts data on */
 	bool on_gpu = false;
@@ -1649,6 +1652,31 @@ static struct val builtin_call(struct flow *f, PNode call, PNode callee, const s
 				return V(V_UNKNOWN);
 			}
 	}
+	if (len == 3 && !memcmp(s, "map", 3) && a->npos >= 2 && a->pos[0].kind == V_FUNCTION) {
+		/* map(lambda t: t.item(), (a, b)): the function runs on each element */
+		struct val el = element_of(f, a->pos[1]);
+		if (val_on_device(&el)) {
+			struct args one = {.node = a->node, .npos = 1};
+			one.pos[0] = el;
+			one.posn[0] = a->posn[1];
+			call_value(f, call, a->pos[0], &one, V(V_UNKNOWN), false);
+		}
+		return V(V_UNKNOWN);
+	}
+	if (len == 3 && !memcmp(s, "zip", 3) && a->npos >= 1 && a->npos <= 16) {
+		/* zip(a, b): an iterable (a tuple of one element, as element_of
+		 * reads it) of tuples of their elements, when some are on the device */
+		struct val el[16];
+		bool dev = false;
+		for (uint32_t i = 0; i < a->npos; i++) {
+			el[i] = element_of(f, a->pos[i]);
+			dev |= val_on_device(&el[i]);
+		}
+		if (!dev)
+			return V(V_UNKNOWN);
+		struct val t = tuple_val(f, el, a->npos);
+		return tuple_val(f, &t, 1);
+	}
 	if (len == 5 && !memcmp(s, "print", 5)) {
 		for (uint32_t i = 0; i < a->npos; i++)
 			if (val_on_device(&a->pos[i])) {
@@ -1885,6 +1913,8 @@ static struct val eval_attribute(struct flow *f, PNode n)
 					return e->v;
 			}
 			int m = method_of(f, o.ref, an2);
+			if (m >= 0 && f->fns[m].prop) /* self.device: the property's value */
+				return call_fn(f, m, o, &o, 1, n);
 			if (m >= 0)
 				return (struct val){.kind = V_FUNCTION, .ref = m, .ref2 = -1};
 		}
@@ -2644,7 +2674,8 @@ static void decorate(struct flow *f, PNode decorated, int fi, int ci)
 			fn->staticm = true;
 		} else if (K(f, head) == NK_IDENTIFIER &&
 			   (text_is(f, head, "classmethod") || text_is(f, head, "property"))) {
-			/* transparent */
+			/* transparent; a property runs when its attribute is read */
+			fn->prop = text_is(f, head, "property");
 		} else if (v.kind == V_FUNCTION || v.kind == V_UNKNOWN) {
 			fn->opaque = true;
 		}

@@ -548,6 +548,42 @@ static void test_self_attribute_calls(void **state)
 	free(r);
 }
 
+/* self.device read through a @property runs it (next(self.net.parameters())
+ * .device, or a CPU device); map(lambda t: t.item(), ...) runs the lambda on
+ * each element; zip of device values and tqdm(x) keep the elements. */
+static void test_properties_map_and_zip(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"from tqdm import tqdm\n"
+		"class S(torch.nn.Module):\n"
+		"    @property\n"
+		"    def device(self):\n"
+		"        return next(self.net.parameters()).device\n"
+		"    @property\n"
+		"    def host(self):\n"
+		"        return torch.device('cpu')\n"
+		"    def sample(self, n):\n"
+		"        sigmas = torch.arange(n, device=self.device) ** 7\n"
+		"        for i in tqdm(range(n - 1)):\n"
+		"            d = sigmas[i].item()\n"                            /* 13: found */
+		"        pairs = list(zip(sigmas[:-1], sigmas[1:]))\n"
+		"        for s, t in tqdm(pairs):\n"
+		"            s, t = map(lambda x: x.item(), (s, t))\n"         /* 16: found */
+		"        cpu = torch.arange(n, device=self.host) ** 7\n"
+		"        for i in range(n - 1):\n"
+		"            d = cpu[i].item()\n"                               /* 19: a CPU tensor: quiet */
+		"        hp = list(zip(cpu[:-1], cpu[1:]))\n"
+		"        for s, t in tqdm(hp):\n"
+		"            s, t = map(lambda x: x.item(), (s, t))\n");       /* 22: quiet */
+	assert_non_null(at(r, FE_D2H, 13));
+	assert_non_null(at(r, FE_D2H, 16));
+	assert_null(at(r, FE_D2H, 19));
+	assert_null(at(r, FE_D2H, 22));
+	free(r);
+}
+
 /* A @cuda.jit kernel given a NumPy array copies it back after the launch
  * (a synchronize); map(float, x) of a device array copies too. */
 static void test_kernel_host_args_and_map(void **state)
@@ -760,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
 		cmocka_unit_test(test_type_conversions),
 		cmocka_unit_test(test_self_attribute_calls),
+		cmocka_unit_test(test_properties_map_and_zip),
 		cmocka_unit_test(test_kernel_host_args_and_map),
 		cmocka_unit_test(test_cold_literal_lists),
 		cmocka_unit_test(test_hot_through_calls),
