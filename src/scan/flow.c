@@ -661,6 +661,47 @@ static struct val element_of(struct flow *f, struct val it)
 	return V(V_UNKNOWN);
 }
 
+/* Is the index a boolean mask written out (x > 0, ~(x > 0), (a < 0) | (b > 1))? */
+static bool mask_expr(struct flow *f, PNode n, int depth)
+{
+	if (pn_is_null(n) || depth > 8)
+		return false;
+	switch (K(f, n)) {
+	case NK_COMPARISON:
+		return true;
+	case NK_PARENTHESIZED:
+		return mask_expr(f, pn_named_child(n, 0), depth + 1);
+	case NK_UNARY: {
+		size_t len;
+		const char *t = flow_text(f, n, &len);
+		return len && t[0] == '~' && mask_expr(f, F(f, n, F_ARGUMENT), depth + 1);
+	}
+	case NK_BINARY: {
+		PNode op = F(f, n, F_OPERATOR);
+		return (text_is(f, op, "&") || text_is(f, op, "|") || text_is(f, op, "^")) &&
+		       mask_expr(f, F(f, n, F_LEFT), depth + 1) && mask_expr(f, F(f, n, F_RIGHT), depth + 1);
+	}
+	default:
+		return false;
+	}
+}
+
+/* x[mask] or x[mask] = v on a device array whose type counts the mask on
+ * the host first (the kb's mask_indexing: CuPy reads the number of true
+ * values to size the result): a synchronize, then the gather or scatter
+ * kernel. */
+static void mask_index(struct flow *f, PNode at, const struct val *v, PNode sub)
+{
+	static const char *const types[] = {"", "cupy.ndarray", "torch.cuda.Tensor", "numba.cuda.DeviceNDArray", "jax.Array"};
+	if (!val_on_device(v) || !mask_expr(f, sub, 0))
+		return;
+	const struct kb_type *t = kb_type(f->o->kb, types[v->fam < 5 ? v->fam : 0]);
+	if (!t || !t->mask_sync)
+		return;
+	d2h(f, at, "boolean-mask indexing (CuPy counts the true values on the host)", *v, false);
+	mark_gpu(f, at);
+}
+
 /* Binds an assignment / loop target to a value. */
 static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 {
@@ -682,9 +723,15 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		eval(f, obj);
 		return;
 	}
-	case NK_SUBSCRIPT:
-		eval(f, F(f, t, F_VALUE));
+	case NK_SUBSCRIPT: {
+		struct val a = eval(f, F(f, t, F_VALUE));
+		PNode sub = F(f, t, F_SUBSCRIPT);
+		if (val_on_device(&a) && pn_named_child_count(t) == 2 && mask_expr(f, sub, 0)) {
+			eval(f, sub);
+			mask_index(f, t, &a, sub);
+		}
 		return;
+	}
 	case NK_PATTERN_LIST:
 	case NK_TUPLE_PATTERN:
 	case NK_LIST_PATTERN:
@@ -1235,6 +1282,50 @@ static bool device_type_arg(struct flow *f, const struct val *v, PNode n)
 	return false;
 }
 
+/* Does the scope use `name` (its text) as the left or right operand of a
+ * subtraction (t1 - t0)? */
+static void subtractions(struct flow *f, PNode t, const char *name, size_t len, bool *left, bool *right, int depth,
+			 long *budget)
+{
+	if (pn_is_null(t) || depth > 64 || --*budget < 0)
+		return;
+	if (K(f, t) == NK_BINARY && text_is(f, F(f, t, F_OPERATOR), "-")) {
+		size_t l;
+		const char *s = flow_text(f, F(f, t, F_LEFT), &l);
+		*left |= l == len && !memcmp(s, name, len);
+		s = flow_text(f, F(f, t, F_RIGHT), &l);
+		*right |= l == len && !memcmp(s, name, len);
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		subtractions(f, pn_named_child(t, i), name, len, left, right, depth + 1, budget);
+}
+
+/* Is the clock call the start of an interval: `t0 = time.time()` where t0
+ * is only ever subtracted (time.time() - t0), never subtracted from? Work
+ * queued before a start read is not what GPU603 is about (an end read that
+ * measures the launch, not the work): it runs inside the interval, which
+ * the end read's own synchronize, or its finding, accounts for. */
+static bool start_read(struct flow *f, PNode call)
+{
+	PNode asg = pn_parent(call);
+	if (pn_is_null(asg) || K(f, asg) != NK_ASSIGNMENT || !pn_eq(F(f, asg, F_RIGHT), call))
+		return false;
+	PNode left = F(f, asg, F_LEFT);
+	if (K(f, left) != NK_IDENTIFIER && K(f, left) != NK_ATTRIBUTE)
+		return false;
+	size_t len;
+	const char *name = flow_text(f, left, &len);
+	PNode scope = f->cur->fn >= 0 ? F(f, f->fns[f->cur->fn].def, F_BODY) : PN_NULL;
+	if (pn_is_null(scope))
+		for (scope = call; !pn_is_null(pn_parent(scope)); scope = pn_parent(scope))
+			;
+	bool as_left = false, as_right = false;
+	long budget = 200000;
+	subtractions(f, scope, name, len, &as_left, &as_right, 0, &budget);
+	return as_right && !as_left;
+}
+
 static bool known_entry_flow(const struct kb_entry *e, const char *what)
 {
 	return e && e->flow && !strcmp(e->flow, what);
@@ -1313,7 +1404,7 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return V(V_UNKNOWN);
 	case EF_CLOCK: {
 		struct frame *fr = f->cur;
-		if (fr->ts.clock && fr->ts.since) {
+		if (fr->ts.clock && fr->ts.since && !start_read(f, call)) {
 			struct flow_event ev = {.kind = FE_CLOCK, .at = call, .what = qual, .gpu_line = fr->ts.gpu_line};
 			emit(f, &ev);
 		}
@@ -2066,6 +2157,8 @@ static struct val eval_node(struct flow *f, PNode n)
 		}
 		if (v.kind == V_DEVICE_ARRAY && v.fam == FAM_NUMBA && K(f, sub) != NK_SLICE && pn_named_child_count(n) == 2)
 			return VD(V_HOST_SCALAR, FAM_NONE, 0); /* a numba device array's element comes to the host */
+		if (k == 2)
+			mask_index(f, n, &v, sub);
 		if (val_on_device(&v) || v.kind == V_HOST_ARRAY)
 			return v;
 		return V(V_UNKNOWN);

@@ -349,6 +349,10 @@ static char *load_types(struct kb *kb)
 					t->host_methods = json_object_get(spec, "host_methods");
 					t->attributes = json_object_get(spec, "attributes");
 					t->items = jstr(spec, "items");
+					const char *mi = jstr(spec, "mask_indexing");
+					if (mi && strcmp(mi, "sync") != 0)
+						return xasprintf("%s: types.%s: mask_indexing: only \"sync\"", kb->libs[li].file, name);
+					t->mask_sync = mi != NULL;
 				}
 				n++;
 			}

@@ -468,6 +468,58 @@ static void test_clock_reads(void **state)
 	free(r);
 }
 
+/* A start read (t0 = clock(), only ever subtracted: clock() - t0) is not
+ * reported, whatever was queued before it; an end read is, also when it is
+ * stored first (t1 = clock(); dt = t1 - t0). */
+static void test_start_reads(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import cupy as cp\n"
+		"for case in ('cpu', 'gpu'):\n"
+		"    a = cp.ones(1000) * 2\n"
+		"    tstart = time.time()\n"                 /* 5: a start read: quiet */
+		"    b = a @ a\n"
+		"    dur = time.time() - tstart\n"           /* 7: an end read: found */
+		"    a = cp.ones(1000) * 2\n"
+		"    t0 = time.time()\n"
+		"    b = a @ a\n"
+		"    t1 = time.time()\n"                     /* 11: subtracted from: found */
+		"    print(t1 - t0)\n"
+		"    float(b)\n");
+	assert_null(at(r, FE_CLOCK, 5));
+	assert_non_null(at(r, FE_CLOCK, 7));
+	assert_non_null(at(r, FE_CLOCK, 11));
+	free(r);
+}
+
+/* Boolean-mask indexing of a CuPy array (x[x > 0], x[x > 0] = v) counts the
+ * mask on the host (a synchronize: per iteration of a loop, a copy); an
+ * integer index, or a torch tensor (no such fact), is not. */
+static void test_mask_indexing(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"import torch\n"
+		"x = cp.ones(1000)\n"
+		"idx = cp.arange(10)\n"
+		"t = torch.ones(1000, device='cuda')\n"
+		"for i in range(100):\n"
+		"    x[(x > 0.5) & (x < 2)] = 0\n"           /* 7: found */
+		"    y = x[~(x > 0)]\n"                      /* 8: found */
+		"    x[idx] = 1\n"                            /* 9: an integer index: quiet */
+		"    z = x[idx]\n"                            /* 10: quiet */
+		"    t[t > 0] = 0\n");                        /* 11: torch: quiet */
+	assert_non_null(at(r, FE_D2H, 7));
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_D2H, 9));
+	assert_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_D2H, 11));
+	free(r);
+}
+
 /* Old PyTorch code: the typed CUDA tensors (torch.cuda.FloatTensor), chosen
  * by a conditional, make device data; host data given to them is copied. */
 static void test_legacy_cuda_tensor_types(void **state)
@@ -793,6 +845,8 @@ int main(void)
 		cmocka_unit_test(test_async_copies),
 		cmocka_unit_test(test_loop_fixed_point_and_branches),
 		cmocka_unit_test(test_clock_reads),
+		cmocka_unit_test(test_start_reads),
+		cmocka_unit_test(test_mask_indexing),
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
 		cmocka_unit_test(test_type_conversions),
 		cmocka_unit_test(test_self_attribute_calls),
