@@ -1390,6 +1390,28 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
 	if (known_entry_flow(e, "iterates")) /* tqdm(x): x's elements, one by one */
 		return first;
+	if (known_entry_flow(e, "to-device")) {
+		/* accelerator.prepare(model, opt, x): its arguments, on the device */
+		struct val out[16];
+		for (uint32_t i = 0; i < a->npos; i++) {
+			out[i] = a->pos[i];
+			if (out[i].kind == V_HOST_ARRAY) /* a tensor; models and loaders stay what they were */
+				out[i] = VD(V_DEVICE_ARRAY, FAM_TORCH, line);
+		}
+		if (a->npos)
+			mark_gpu(f, call);
+		return a->npos == 1 ? out[0] : a->npos ? tuple_val(f, out, a->npos) : V(V_UNKNOWN);
+	}
+	if (e && e->returns && fam == FAM_NONE) {
+		/* accelerate.Accelerator(): an object whose attributes the kb types */
+		const struct kb_type *t = kb_type(kb, e->returns);
+		if (t && t->attributes && !t->device) {
+			struct val o = V(V_INSTANCE);
+			o.qual = internz(f, e->returns);
+			o.line = line;
+			return o;
+		}
+	}
 
 	/* the device a torch factory or .to() puts data on */
 	bool on_gpu = false;
@@ -1884,6 +1906,8 @@ static struct val eval_call(struct flow *f, PNode call)
 		}
 		if (recv.kind == V_INSTANCE && recv.qual) {
 			const char *q = qual_join(f, recv.qual, attr, alen);
+			if (library_name(f, q)) /* accelerator.prepare(...): a library object's method */
+				return lib_call(f, call, q, &a);
 			return project_call(f, call, q, &a);
 		}
 		if (recv.kind == V_DEVICE_OBJECT && recv.fam == FAM_TORCH)
@@ -1996,6 +2020,24 @@ static struct val eval_attribute(struct flow *f, PNode n)
 		return o;
 	}
 	case V_INSTANCE:
+		if (o.ref < 0 && o.qual) {
+			/* accelerator.device: the attribute's type, by the kb */
+			const struct kb_type *t = kb_type(f->o->kb, o.qual);
+			char *an2 = xasprintf("%.*s", (int)alen, attr);
+			json_t *ty = t && t->attributes ? json_object_get(t->attributes, an2) : NULL;
+			free(an2);
+			if (ty && json_is_string(ty)) {
+				const char *tn = json_string_value(ty);
+				const struct kb_library *lib = kb_library_for(f->o->kb, tn);
+				if (known_entry_flow(lib ? kb_lookup(lib, tn) : NULL, "devspec")) {
+					struct val d = V(V_DEVSPEC);
+					d.flags = VF_GPU;
+					d.line = line;
+					return d;
+				}
+				return of_type(f, tn, line);
+			}
+		}
 		if (o.ref >= 0) {
 			const char *an2 = intern(f, attr, alen);
 			for (int ci = o.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {

@@ -636,6 +636,34 @@ static void test_properties_map_and_zip(void **state)
 	free(r);
 }
 
+/* accelerate's Accelerator (a kb type): its .device is a device that may be
+ * the GPU, whatever the name it is given; prepare(x) moves tensors there.
+ * Another object's .device, under a name that does not say so, is not. */
+static void test_accelerator_device(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"from accelerate import Accelerator\n"
+		"accelerator = Accelerator()\n"
+		"d = accelerator.device\n"
+		"w = accelerator.prepare(torch.ones(3))\n"
+		"o = Other()\n"
+		"e = o.device\n"
+		"for batch in loader:\n"
+		"    x = batch.to(d)\n"
+		"    print(x.sum().item())\n"               /* 10: found */
+		"    print(w.sum().item())\n"               /* 11: found */
+		"    y = batch.to(e)\n"
+		"    print(y.sum().item())\n"               /* 13: quiet */
+		"    print(torch.ones(3).sum().item())\n"); /* 14: quiet */
+	assert_non_null(at(r, FE_D2H, 10));
+	assert_non_null(at(r, FE_D2H, 11));
+	assert_null(at(r, FE_D2H, 13));
+	assert_null(at(r, FE_D2H, 14));
+	free(r);
+}
+
 /* A @cuda.jit kernel given a NumPy array copies it back after the launch
  * (a synchronize); map(float, x) of a device array copies too. */
 static void test_kernel_host_args_and_map(void **state)
@@ -851,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_type_conversions),
 		cmocka_unit_test(test_self_attribute_calls),
 		cmocka_unit_test(test_properties_map_and_zip),
+		cmocka_unit_test(test_accelerator_device),
 		cmocka_unit_test(test_kernel_host_args_and_map),
 		cmocka_unit_test(test_cold_literal_lists),
 		cmocka_unit_test(test_hot_through_calls),
