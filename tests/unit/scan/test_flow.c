@@ -600,6 +600,53 @@ static void test_self_attribute_calls(void **state)
 	free(r);
 }
 
+/* A module that keeps its device in self.device and an LSTM: the outputs of
+ * layers called on device tensors are device tensors, through nested tuple
+ * targets (out, (h, c) = self.lstm(x, h)); the same module on a CPU device
+ * gives host tensors. */
+static void test_module_device_and_lstm_tuples(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class RNN(nn.Module):\n"
+		"    def __init__(self, dev):\n"
+		"        super().__init__()\n"
+		"        self.device = torch.device(dev)\n"
+		"        self.lstm = nn.LSTM(8, 8)\n"
+		"    def forward(self, x, h):\n"
+		"        out, (h, c) = self.lstm(x.to(self.device), h)\n"
+		"        return out, (h, c)\n"
+		"gpu = RNN('cuda')\n"
+		"for i in range(1000):\n"
+		"    output, (h, c) = gpu(inp, None)\n"
+		"    w = torch.multinomial(output.exp(), 1).item()\n"   /* 14: found */
+		"    hv = c.sum().item()\n");                           /* 15: found */
+	assert_non_null(at(r, FE_D2H, 14));
+	assert_non_null(at(r, FE_D2H, 15));
+	free(r);
+	r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class RNN(nn.Module):\n"
+		"    def __init__(self, dev):\n"
+		"        super().__init__()\n"
+		"        self.device = torch.device(dev)\n"
+		"        self.lstm = nn.LSTM(8, 8)\n"
+		"    def forward(self, x, h):\n"
+		"        out, (h, c) = self.lstm(x.to(self.device), h)\n"
+		"        return out, (h, c)\n"
+		"cpu = RNN('cpu')\n"
+		"for i in range(1000):\n"
+		"    output, (h, c) = cpu(inp, None)\n"
+		"    w = torch.multinomial(output.exp(), 1).item()\n"   /* 14: a CPU device: quiet */
+		"    hv = c.sum().item()\n");                           /* 15: quiet */
+	assert_null(at(r, FE_D2H, 14));
+	assert_null(at(r, FE_D2H, 15));
+	free(r);
+}
+
 /* self.device read through a @property runs it (next(self.net.parameters())
  * .device, or a CPU device); map(lambda t: t.item(), ...) runs the lambda on
  * each element; zip of device values and tqdm(x) keep the elements. */
@@ -878,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
 		cmocka_unit_test(test_type_conversions),
 		cmocka_unit_test(test_self_attribute_calls),
+		cmocka_unit_test(test_module_device_and_lstm_tuples),
 		cmocka_unit_test(test_properties_map_and_zip),
 		cmocka_unit_test(test_accelerator_device),
 		cmocka_unit_test(test_kernel_host_args_and_map),
