@@ -58,6 +58,7 @@ struct fn {
 	const char *name, *qual;
 	int cls;            /* its class, or -1 */
 	bool lambda, opaque, kernel, jitted, staticm;
+	bool prop;          /* @property: reading the attribute calls it */
 	bool ran_events;    /* analysed with events at least once */
 	bool ran_hot;       /* ... in a hot frame */
 	bool active;        /* on the call stack */
@@ -660,6 +661,47 @@ static struct val element_of(struct flow *f, struct val it)
 	return V(V_UNKNOWN);
 }
 
+/* Is the index a boolean mask written out (x > 0, ~(x > 0), (a < 0) | (b > 1))? */
+static bool mask_expr(struct flow *f, PNode n, int depth)
+{
+	if (pn_is_null(n) || depth > 8)
+		return false;
+	switch (K(f, n)) {
+	case NK_COMPARISON:
+		return true;
+	case NK_PARENTHESIZED:
+		return mask_expr(f, pn_named_child(n, 0), depth + 1);
+	case NK_UNARY: {
+		size_t len;
+		const char *t = flow_text(f, n, &len);
+		return len && t[0] == '~' && mask_expr(f, F(f, n, F_ARGUMENT), depth + 1);
+	}
+	case NK_BINARY: {
+		PNode op = F(f, n, F_OPERATOR);
+		return (text_is(f, op, "&") || text_is(f, op, "|") || text_is(f, op, "^")) &&
+		       mask_expr(f, F(f, n, F_LEFT), depth + 1) && mask_expr(f, F(f, n, F_RIGHT), depth + 1);
+	}
+	default:
+		return false;
+	}
+}
+
+/* x[mask] or x[mask] = v on a device array whose type counts the mask on
+ * the host first (the kb's mask_indexing: CuPy reads the number of true
+ * values to size the result): a synchronize, then the gather or scatter
+ * kernel. */
+static void mask_index(struct flow *f, PNode at, const struct val *v, PNode sub)
+{
+	static const char *const types[] = {"", "cupy.ndarray", "torch.cuda.Tensor", "numba.cuda.DeviceNDArray", "jax.Array"};
+	if (!val_on_device(v) || !mask_expr(f, sub, 0))
+		return;
+	const struct kb_type *t = kb_type(f->o->kb, types[v->fam < 5 ? v->fam : 0]);
+	if (!t || !t->mask_sync)
+		return;
+	d2h(f, at, "boolean-mask indexing (CuPy counts the true values on the host)", *v, false);
+	mark_gpu(f, at);
+}
+
 /* Binds an assignment / loop target to a value. */
 static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 {
@@ -681,9 +723,15 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		eval(f, obj);
 		return;
 	}
-	case NK_SUBSCRIPT:
-		eval(f, F(f, t, F_VALUE));
+	case NK_SUBSCRIPT: {
+		struct val a = eval(f, F(f, t, F_VALUE));
+		PNode sub = F(f, t, F_SUBSCRIPT);
+		if (val_on_device(&a) && pn_named_child_count(t) == 2 && mask_expr(f, sub, 0)) {
+			eval(f, sub);
+			mask_index(f, t, &a, sub);
+		}
 		return;
+	}
 	case NK_PATTERN_LIST:
 	case NK_TUPLE_PATTERN:
 	case NK_LIST_PATTERN:
@@ -1214,6 +1262,70 @@ static bool constructor_call(struct flow *f, PNode n)
 	return K(f, c) == NK_IDENTIFIER && len > 0 && s[0] >= 'A' && s[0] <= 'Z';
 }
 
+/* Is the argument of x.type(T) a tensor type that makes device data (a
+ * name or a string of one, by the kb: torch.cuda.FloatTensor, or a join
+ * picked by a flag: Tensor = torch.cuda.FloatTensor if cuda else ...)? */
+static bool device_type_arg(struct flow *f, const struct val *v, PNode n)
+{
+	if (v->kind == V_QUAL && v->qual)
+		return makes_device(f, v->qual);
+	if (K(f, n) == NK_STRING) {
+		size_t len;
+		const char *s = flow_text(f, n, &len);
+		if (len < 3 || (s[0] != '\'' && s[0] != '"') || s[len - 1] != s[0])
+			return false;
+		char *q = xasprintf("%.*s", (int)(len - 2), s + 1);
+		bool dev = makes_device(f, q);
+		free(q);
+		return dev;
+	}
+	return false;
+}
+
+/* Does the scope use `name` (its text) as the left or right operand of a
+ * subtraction (t1 - t0)? */
+static void subtractions(struct flow *f, PNode t, const char *name, size_t len, bool *left, bool *right, int depth,
+			 long *budget)
+{
+	if (pn_is_null(t) || depth > 64 || --*budget < 0)
+		return;
+	if (K(f, t) == NK_BINARY && text_is(f, F(f, t, F_OPERATOR), "-")) {
+		size_t l;
+		const char *s = flow_text(f, F(f, t, F_LEFT), &l);
+		*left |= l == len && !memcmp(s, name, len);
+		s = flow_text(f, F(f, t, F_RIGHT), &l);
+		*right |= l == len && !memcmp(s, name, len);
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		subtractions(f, pn_named_child(t, i), name, len, left, right, depth + 1, budget);
+}
+
+/* Is the clock call the start of an interval: `t0 = time.time()` where t0
+ * is only ever subtracted (time.time() - t0), never subtracted from? Work
+ * queued before a start read is not what GPU603 is about (an end read that
+ * measures the launch, not the work): it runs inside the interval, which
+ * the end read's own synchronize, or its finding, accounts for. */
+static bool start_read(struct flow *f, PNode call)
+{
+	PNode asg = pn_parent(call);
+	if (pn_is_null(asg) || K(f, asg) != NK_ASSIGNMENT || !pn_eq(F(f, asg, F_RIGHT), call))
+		return false;
+	PNode left = F(f, asg, F_LEFT);
+	if (K(f, left) != NK_IDENTIFIER && K(f, left) != NK_ATTRIBUTE)
+		return false;
+	size_t len;
+	const char *name = flow_text(f, left, &len);
+	PNode scope = f->cur->fn >= 0 ? F(f, f->fns[f->cur->fn].def, F_BODY) : PN_NULL;
+	if (pn_is_null(scope))
+		for (scope = call; !pn_is_null(pn_parent(scope)); scope = pn_parent(scope))
+			;
+	bool as_left = false, as_right = false;
+	long budget = 200000;
+	subtractions(f, scope, name, len, &as_left, &as_right, 0, &budget);
+	return as_right && !as_left;
+}
+
 static bool known_entry_flow(const struct kb_entry *e, const char *what)
 {
 	return e && e->flow && !strcmp(e->flow, what);
@@ -1276,6 +1388,30 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	}
 	if (known_entry_flow(e, "host"))
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
+	if (known_entry_flow(e, "iterates")) /* tqdm(x): x's elements, one by one */
+		return first;
+	if (known_entry_flow(e, "to-device")) {
+		/* accelerator.prepare(model, opt, x): its arguments, on the device */
+		struct val out[16];
+		for (uint32_t i = 0; i < a->npos; i++) {
+			out[i] = a->pos[i];
+			if (out[i].kind == V_HOST_ARRAY) /* a tensor; models and loaders stay what they were */
+				out[i] = VD(V_DEVICE_ARRAY, FAM_TORCH, line);
+		}
+		if (a->npos)
+			mark_gpu(f, call);
+		return a->npos == 1 ? out[0] : a->npos ? tuple_val(f, out, a->npos) : V(V_UNKNOWN);
+	}
+	if (e && e->returns && fam == FAM_NONE) {
+		/* accelerate.Accelerator(): an object whose attributes the kb types */
+		const struct kb_type *t = kb_type(kb, e->returns);
+		if (t && t->attributes && !t->device) {
+			struct val o = V(V_INSTANCE);
+			o.qual = internz(f, e->returns);
+			o.line = line;
+			return o;
+		}
+	}
 
 	/* the device a torch factory or .to() puts data on */
 	bool on_gpu = false;
@@ -1290,7 +1426,7 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return V(V_UNKNOWN);
 	case EF_CLOCK: {
 		struct frame *fr = f->cur;
-		if (fr->ts.clock && fr->ts.since) {
+		if (fr->ts.clock && fr->ts.since && !start_read(f, call)) {
 			struct flow_event ev = {.kind = FE_CLOCK, .at = call, .what = qual, .gpu_line = fr->ts.gpu_line};
 			emit(f, &ev);
 		}
@@ -1629,6 +1765,31 @@ static struct val builtin_call(struct flow *f, PNode call, PNode callee, const s
 				return V(V_UNKNOWN);
 			}
 	}
+	if (len == 3 && !memcmp(s, "map", 3) && a->npos >= 2 && a->pos[0].kind == V_FUNCTION) {
+		/* map(lambda t: t.item(), (a, b)): the function runs on each element */
+		struct val el = element_of(f, a->pos[1]);
+		if (val_on_device(&el)) {
+			struct args one = {.node = a->node, .npos = 1};
+			one.pos[0] = el;
+			one.posn[0] = a->posn[1];
+			call_value(f, call, a->pos[0], &one, V(V_UNKNOWN), false);
+		}
+		return V(V_UNKNOWN);
+	}
+	if (len == 3 && !memcmp(s, "zip", 3) && a->npos >= 1 && a->npos <= 16) {
+		/* zip(a, b): an iterable (a tuple of one element, as element_of
+		 * reads it) of tuples of their elements, when some are on the device */
+		struct val el[16];
+		bool dev = false;
+		for (uint32_t i = 0; i < a->npos; i++) {
+			el[i] = element_of(f, a->pos[i]);
+			dev |= val_on_device(&el[i]);
+		}
+		if (!dev)
+			return V(V_UNKNOWN);
+		struct val t = tuple_val(f, el, a->npos);
+		return tuple_val(f, &t, 1);
+	}
 	if (len == 5 && !memcmp(s, "print", 5)) {
 		for (uint32_t i = 0; i < a->npos; i++)
 			if (val_on_device(&a->pos[i])) {
@@ -1685,14 +1846,16 @@ static struct val eval_call(struct flow *f, PNode call)
 			return call_value(f, call, recv, &a, V(V_UNKNOWN), false);
 		}
 		if (val_on_device(&recv)) {
-			if (recv.fam == FAM_TORCH && (!strcmp(attr, "to") || !strcmp(attr, "cuda")))
+			if (recv.fam == FAM_TORCH && (!strcmp(attr, "to") || !strcmp(attr, "cuda") ||
+						      (!strcmp(attr, "type") && a.npos && device_type_arg(f, &a.pos[0], a.posn[0]))))
 				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 			return device_method(f, call, recv, attr, &a);
 		}
-		/* .to(device) / .cuda(): the data goes to the GPU */
+		/* .to(device) / .cuda() / .type(torch.cuda.FloatTensor): the data goes to the GPU */
 		bool to_gpu = !strcmp(attr, "cuda") ||
 			      (!strcmp(attr, "to") && ((a.npos && gpu_target(f, &a.pos[0], a.posn[0])) ||
-						       kwarg(f, &a, "device", NULL)));
+						       kwarg(f, &a, "device", NULL))) ||
+			      (!strcmp(attr, "type") && a.npos && device_type_arg(f, &a.pos[0], a.posn[0]));
 		if (to_gpu) {
 			if (recv.kind == V_INSTANCE)
 				return recv; /* a module moved to the device */
@@ -1727,6 +1890,13 @@ static struct val eval_call(struct flow *f, PNode call)
 			}
 			if (any)
 				return r;
+			/* self.conv(x): a value the instance holds (a layer, a
+			 * function), called as that value is */
+			for (int ci = recv.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
+				struct ent *e = env_find(&f->cls[ci].attrs, attr);
+				if (e && e->v.kind != V_INSTANCE)
+					return call_value(f, call, e->v, &a, V(V_UNKNOWN), false);
+			}
 			if (f->cls[recv.ref].base < 0 && f->cls[recv.ref].base_qual) {
 				/* a method of a library base class (nn.Module.eval, ...) */
 				return V(V_UNKNOWN);
@@ -1736,6 +1906,8 @@ static struct val eval_call(struct flow *f, PNode call)
 		}
 		if (recv.kind == V_INSTANCE && recv.qual) {
 			const char *q = qual_join(f, recv.qual, attr, alen);
+			if (library_name(f, q)) /* accelerator.prepare(...): a library object's method */
+				return lib_call(f, call, q, &a);
 			return project_call(f, call, q, &a);
 		}
 		if (recv.kind == V_DEVICE_OBJECT && recv.fam == FAM_TORCH)
@@ -1848,6 +2020,24 @@ static struct val eval_attribute(struct flow *f, PNode n)
 		return o;
 	}
 	case V_INSTANCE:
+		if (o.ref < 0 && o.qual) {
+			/* accelerator.device: the attribute's type, by the kb */
+			const struct kb_type *t = kb_type(f->o->kb, o.qual);
+			char *an2 = xasprintf("%.*s", (int)alen, attr);
+			json_t *ty = t && t->attributes ? json_object_get(t->attributes, an2) : NULL;
+			free(an2);
+			if (ty && json_is_string(ty)) {
+				const char *tn = json_string_value(ty);
+				const struct kb_library *lib = kb_library_for(f->o->kb, tn);
+				if (known_entry_flow(lib ? kb_lookup(lib, tn) : NULL, "devspec")) {
+					struct val d = V(V_DEVSPEC);
+					d.flags = VF_GPU;
+					d.line = line;
+					return d;
+				}
+				return of_type(f, tn, line);
+			}
+		}
 		if (o.ref >= 0) {
 			const char *an2 = intern(f, attr, alen);
 			for (int ci = o.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
@@ -1856,6 +2046,8 @@ static struct val eval_attribute(struct flow *f, PNode n)
 					return e->v;
 			}
 			int m = method_of(f, o.ref, an2);
+			if (m >= 0 && f->fns[m].prop) /* self.device: the property's value */
+				return call_fn(f, m, o, &o, 1, n);
 			if (m >= 0)
 				return (struct val){.kind = V_FUNCTION, .ref = m, .ref2 = -1};
 		}
@@ -2007,6 +2199,8 @@ static struct val eval_node(struct flow *f, PNode n)
 		}
 		if (v.kind == V_DEVICE_ARRAY && v.fam == FAM_NUMBA && K(f, sub) != NK_SLICE && pn_named_child_count(n) == 2)
 			return VD(V_HOST_SCALAR, FAM_NONE, 0); /* a numba device array's element comes to the host */
+		if (k == 2)
+			mask_index(f, n, &v, sub);
 		if (val_on_device(&v) || v.kind == V_HOST_ARRAY)
 			return v;
 		return V(V_UNKNOWN);
@@ -2615,7 +2809,8 @@ static void decorate(struct flow *f, PNode decorated, int fi, int ci)
 			fn->staticm = true;
 		} else if (K(f, head) == NK_IDENTIFIER &&
 			   (text_is(f, head, "classmethod") || text_is(f, head, "property"))) {
-			/* transparent */
+			/* transparent; a property runs when its attribute is read */
+			fn->prop = text_is(f, head, "property");
 		} else if (v.kind == V_FUNCTION || v.kind == V_UNKNOWN) {
 			fn->opaque = true;
 		}

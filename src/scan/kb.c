@@ -191,7 +191,7 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 		}
 	}
 	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts",
-					    "device-constructor"};
+					    "device-constructor", "iterates", "to-device"};
 	bool known_flow = out->flow == NULL;
 	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
 		known_flow |= strcmp(out->flow, flows[i]) == 0;
@@ -349,6 +349,10 @@ static char *load_types(struct kb *kb)
 					t->host_methods = json_object_get(spec, "host_methods");
 					t->attributes = json_object_get(spec, "attributes");
 					t->items = jstr(spec, "items");
+					const char *mi = jstr(spec, "mask_indexing");
+					if (mi && strcmp(mi, "sync") != 0)
+						return xasprintf("%s: types.%s: mask_indexing: only \"sync\"", kb->libs[li].file, name);
+					t->mask_sync = mi != NULL;
 				}
 				n++;
 			}

@@ -114,6 +114,7 @@ struct kb_type {
 	json_t *host_methods;    /* methods that return host metadata (size(), dim(), ...) */
 	json_t *attributes;      /* attribute -> the type of its value (object), or NULL */
 	const char *items;       /* the type of value[key], or NULL */
+	bool mask_sync;          /* "mask_indexing": "sync": x[bool_mask] (get or set) waits for the GPU */
 };
 
 struct kb {

@@ -468,6 +468,58 @@ static void test_clock_reads(void **state)
 	free(r);
 }
 
+/* A start read (t0 = clock(), only ever subtracted: clock() - t0) is not
+ * reported, whatever was queued before it; an end read is, also when it is
+ * stored first (t1 = clock(); dt = t1 - t0). */
+static void test_start_reads(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import cupy as cp\n"
+		"for case in ('cpu', 'gpu'):\n"
+		"    a = cp.ones(1000) * 2\n"
+		"    tstart = time.time()\n"                 /* 5: a start read: quiet */
+		"    b = a @ a\n"
+		"    dur = time.time() - tstart\n"           /* 7: an end read: found */
+		"    a = cp.ones(1000) * 2\n"
+		"    t0 = time.time()\n"
+		"    b = a @ a\n"
+		"    t1 = time.time()\n"                     /* 11: subtracted from: found */
+		"    print(t1 - t0)\n"
+		"    float(b)\n");
+	assert_null(at(r, FE_CLOCK, 5));
+	assert_non_null(at(r, FE_CLOCK, 7));
+	assert_non_null(at(r, FE_CLOCK, 11));
+	free(r);
+}
+
+/* Boolean-mask indexing of a CuPy array (x[x > 0], x[x > 0] = v) counts the
+ * mask on the host (a synchronize: per iteration of a loop, a copy); an
+ * integer index, or a torch tensor (no such fact), is not. */
+static void test_mask_indexing(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"import torch\n"
+		"x = cp.ones(1000)\n"
+		"idx = cp.arange(10)\n"
+		"t = torch.ones(1000, device='cuda')\n"
+		"for i in range(100):\n"
+		"    x[(x > 0.5) & (x < 2)] = 0\n"           /* 7: found */
+		"    y = x[~(x > 0)]\n"                      /* 8: found */
+		"    x[idx] = 1\n"                            /* 9: an integer index: quiet */
+		"    z = x[idx]\n"                            /* 10: quiet */
+		"    t[t > 0] = 0\n");                        /* 11: torch: quiet */
+	assert_non_null(at(r, FE_D2H, 7));
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_D2H, 9));
+	assert_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_D2H, 11));
+	free(r);
+}
+
 /* Old PyTorch code: the typed CUDA tensors (torch.cuda.FloatTensor), chosen
  * by a conditional, make device data; host data given to them is copied. */
 static void test_legacy_cuda_tensor_types(void **state)
@@ -494,6 +546,168 @@ static void test_legacy_cuda_tensor_types(void **state)
 	assert_false(b->invariant);
 	assert_non_null(at(r, FE_D2H, 9));
 	assert_null(at(r, FE_D2H, 12));
+	free(r);
+}
+
+/* x.type(T) with a CUDA tensor type (picked by a flag, named, or a string)
+ * puts the data on the device; with a CPU type it stays on the host. */
+static void test_type_conversions(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"cuda = torch.cuda.is_available()\n"
+		"Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor\n"
+		"for i, batch in enumerate(loader):\n"
+		"    a = batch['A'].type(Tensor)\n"                     /* 5: a copy to the device */
+		"    print(a.mean().item())\n"                          /* 6: found */
+		"    b = batch['B'].type('torch.cuda.LongTensor')\n"
+		"    print(b.sum().item())\n"                           /* 8: found */
+		"    c = batch['C'].type(torch.FloatTensor)\n"          /* 9: a CPU type */
+		"    print(c.sum().item())\n");                         /* 10: quiet */
+	assert_non_null(at(r, FE_H2D, 5));
+	assert_non_null(at(r, FE_D2H, 6));
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_H2D, 9));
+	assert_null(at(r, FE_D2H, 10));
+	free(r);
+}
+
+/* self.conv(x) in a module's forward calls the layer the instance holds:
+ * device tensors in, device tensors out, through a returned tuple. */
+static void test_self_attribute_calls(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class D(nn.Module):\n"
+		"    def __init__(self):\n"
+		"        super().__init__()\n"
+		"        self.conv = nn.Sequential(nn.Linear(4, 4))\n"
+		"        self.adv = nn.Linear(4, 1)\n"
+		"    def forward(self, x):\n"
+		"        out = self.conv(x)\n"
+		"        return self.adv(out), out\n"
+		"d = D()\n"
+		"for x in loader:\n"
+		"    p, aux = d(x.cuda())\n"
+		"    acc = aux.data.cpu().numpy()\n"                    /* 14: found */
+		"    q, haux = d(x)\n"
+		"    acc = haux.data.cpu().numpy()\n");                 /* 16: host data: quiet */
+	assert_non_null(at(r, FE_D2H, 14));
+	assert_null(at(r, FE_D2H, 16));
+	free(r);
+}
+
+/* A module that keeps its device in self.device and an LSTM: the outputs of
+ * layers called on device tensors are device tensors, through nested tuple
+ * targets (out, (h, c) = self.lstm(x, h)); the same module on a CPU device
+ * gives host tensors. */
+static void test_module_device_and_lstm_tuples(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class RNN(nn.Module):\n"
+		"    def __init__(self, dev):\n"
+		"        super().__init__()\n"
+		"        self.device = torch.device(dev)\n"
+		"        self.lstm = nn.LSTM(8, 8)\n"
+		"    def forward(self, x, h):\n"
+		"        out, (h, c) = self.lstm(x.to(self.device), h)\n"
+		"        return out, (h, c)\n"
+		"gpu = RNN('cuda')\n"
+		"for i in range(1000):\n"
+		"    output, (h, c) = gpu(inp, None)\n"
+		"    w = torch.multinomial(output.exp(), 1).item()\n"   /* 14: found */
+		"    hv = c.sum().item()\n");                           /* 15: found */
+	assert_non_null(at(r, FE_D2H, 14));
+	assert_non_null(at(r, FE_D2H, 15));
+	free(r);
+	r = model(
+		"import torch\n"
+		"import torch.nn as nn\n"
+		"class RNN(nn.Module):\n"
+		"    def __init__(self, dev):\n"
+		"        super().__init__()\n"
+		"        self.device = torch.device(dev)\n"
+		"        self.lstm = nn.LSTM(8, 8)\n"
+		"    def forward(self, x, h):\n"
+		"        out, (h, c) = self.lstm(x.to(self.device), h)\n"
+		"        return out, (h, c)\n"
+		"cpu = RNN('cpu')\n"
+		"for i in range(1000):\n"
+		"    output, (h, c) = cpu(inp, None)\n"
+		"    w = torch.multinomial(output.exp(), 1).item()\n"   /* 14: a CPU device: quiet */
+		"    hv = c.sum().item()\n");                           /* 15: quiet */
+	assert_null(at(r, FE_D2H, 14));
+	assert_null(at(r, FE_D2H, 15));
+	free(r);
+}
+
+/* self.device read through a @property runs it (next(self.net.parameters())
+ * .device, or a CPU device); map(lambda t: t.item(), ...) runs the lambda on
+ * each element; zip of device values and tqdm(x) keep the elements. */
+static void test_properties_map_and_zip(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"from tqdm import tqdm\n"
+		"class S(torch.nn.Module):\n"
+		"    @property\n"
+		"    def device(self):\n"
+		"        return next(self.net.parameters()).device\n"
+		"    @property\n"
+		"    def host(self):\n"
+		"        return torch.device('cpu')\n"
+		"    def sample(self, n):\n"
+		"        sigmas = torch.arange(n, device=self.device) ** 7\n"
+		"        for i in tqdm(range(n - 1)):\n"
+		"            d = sigmas[i].item()\n"                            /* 13: found */
+		"        pairs = list(zip(sigmas[:-1], sigmas[1:]))\n"
+		"        for s, t in tqdm(pairs):\n"
+		"            s, t = map(lambda x: x.item(), (s, t))\n"         /* 16: found */
+		"        cpu = torch.arange(n, device=self.host) ** 7\n"
+		"        for i in range(n - 1):\n"
+		"            d = cpu[i].item()\n"                               /* 19: a CPU tensor: quiet */
+		"        hp = list(zip(cpu[:-1], cpu[1:]))\n"
+		"        for s, t in tqdm(hp):\n"
+		"            s, t = map(lambda x: x.item(), (s, t))\n");       /* 22: quiet */
+	assert_non_null(at(r, FE_D2H, 13));
+	assert_non_null(at(r, FE_D2H, 16));
+	assert_null(at(r, FE_D2H, 19));
+	assert_null(at(r, FE_D2H, 22));
+	free(r);
+}
+
+/* accelerate's Accelerator (a kb type): its .device is a device that may be
+ * the GPU, whatever the name it is given; prepare(x) moves tensors there.
+ * Another object's .device, under a name that does not say so, is not. */
+static void test_accelerator_device(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"from accelerate import Accelerator\n"
+		"accelerator = Accelerator()\n"
+		"d = accelerator.device\n"
+		"w = accelerator.prepare(torch.ones(3))\n"
+		"o = Other()\n"
+		"e = o.device\n"
+		"for batch in loader:\n"
+		"    x = batch.to(d)\n"
+		"    print(x.sum().item())\n"               /* 10: found */
+		"    print(w.sum().item())\n"               /* 11: found */
+		"    y = batch.to(e)\n"
+		"    print(y.sum().item())\n"               /* 13: quiet */
+		"    print(torch.ones(3).sum().item())\n"); /* 14: quiet */
+	assert_non_null(at(r, FE_D2H, 10));
+	assert_non_null(at(r, FE_D2H, 11));
+	assert_null(at(r, FE_D2H, 13));
+	assert_null(at(r, FE_D2H, 14));
 	free(r);
 }
 
@@ -706,7 +920,14 @@ int main(void)
 		cmocka_unit_test(test_async_copies),
 		cmocka_unit_test(test_loop_fixed_point_and_branches),
 		cmocka_unit_test(test_clock_reads),
+		cmocka_unit_test(test_start_reads),
+		cmocka_unit_test(test_mask_indexing),
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
+		cmocka_unit_test(test_type_conversions),
+		cmocka_unit_test(test_self_attribute_calls),
+		cmocka_unit_test(test_module_device_and_lstm_tuples),
+		cmocka_unit_test(test_properties_map_and_zip),
+		cmocka_unit_test(test_accelerator_device),
 		cmocka_unit_test(test_kernel_host_args_and_map),
 		cmocka_unit_test(test_cold_literal_lists),
 		cmocka_unit_test(test_hot_through_calls),
