@@ -1366,6 +1366,11 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		    (e->has_device_if == false && !a->npos) || !strcmp(e->name + strlen(e->name) - 1, "*") ||
 		    strstr(qual, "accelerator") || (a->npos && K(f, a->posn[0]) == NK_INTEGER))
 			d.flags = VF_GPU;
+		/* torch.device(args.device): a string the model does not know may
+		 * name the GPU, as a bare unknown args.device does; a known host
+		 * string ("cpu", a name bound to it) stays the CPU */
+		if (a->npos && a->pos[0].kind == V_UNKNOWN && K(f, a->posn[0]) != NK_STRING)
+			d.flags = VF_GPU;
 		return d;
 	}
 	if (known_entry_flow(e, "zero-copy")) {

@@ -146,6 +146,31 @@ static void test_torch_device_variable(void **state)
 	free(r);
 }
 
+/* torch.device() of a string the model cannot read (args.device) may be the
+ * GPU, as a bare args.device is; torch.device("cpu"), or of a name bound to
+ * "cpu", is the CPU. */
+static void test_torch_device_of_unknown_string(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"device = torch.device(args.device)\n"
+		"cpu = torch.device('cpu')\n"
+		"name = 'cpu'\n"
+		"cpu2 = torch.device(name)\n"
+		"for x in loader:\n"
+		"    a = x.to(device)\n"
+		"    print(a.sum().item())\n"              /* 8: found */
+		"    b = x.to(cpu)\n"
+		"    print(b.sum().item())\n"              /* 10: quiet */
+		"    c = x.to(cpu2)\n"
+		"    print(c.sum().item())\n");            /* 12: quiet */
+	assert_non_null(at(r, FE_D2H, 8));
+	assert_null(at(r, FE_D2H, 10));
+	assert_null(at(r, FE_D2H, 12));
+	free(r);
+}
+
 static void test_torch_accelerator_and_names(void **state)
 {
 	(void)state;
@@ -909,6 +934,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_torch_device_variable),
 		cmocka_unit_test(test_torch_accelerator_and_names),
+		cmocka_unit_test(test_torch_device_of_unknown_string),
 		cmocka_unit_test(test_invariant_host_to_device),
 		cmocka_unit_test(test_and_or_abs_formatting),
 		cmocka_unit_test(test_tuples_and_two_functions),
