@@ -2275,7 +2275,9 @@ static struct val eval_node(struct flow *f, PNode n)
 		bool identity = false;
 		for (uint32_t i = 0; i < pn_child_count(n); i++) {
 			PNode c = pn_child(n, i);
-			if (!pn_is_named(c) && (text_is(f, c, "is") || text_is(f, c, "in") || text_is(f, c, "not")))
+			/* the parser gives `is not` and `not in` as one token each */
+			if (!pn_is_named(c) && (text_is(f, c, "is") || text_is(f, c, "in") || text_is(f, c, "not") ||
+						text_is(f, c, "is not") || text_is(f, c, "not in")))
 				identity = true;
 		}
 		(void)s;

@@ -171,6 +171,27 @@ static void test_torch_device_of_unknown_string(void **state)
 	free(r);
 }
 
+/* `x is not None` (one token to the parser) and `x is None` are identity
+ * tests: no truth test of the device value; `if x:` is one. */
+static void test_identity_is_no_truth_test(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"x = torch.ones(3, device='cuda')\n"
+		"for i in range(10):\n"
+		"    if x is not None:\n"                   /* 4: quiet */
+		"        pass\n"
+		"    if x is None:\n"                       /* 6: quiet */
+		"        pass\n"
+		"    if x:\n"                               /* 8: found */
+		"        pass\n");
+	assert_null(at(r, FE_TRUTH, 4));
+	assert_null(at(r, FE_TRUTH, 6));
+	assert_non_null(at(r, FE_TRUTH, 8));
+	free(r);
+}
+
 static void test_torch_accelerator_and_names(void **state)
 {
 	(void)state;
@@ -935,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_torch_device_variable),
 		cmocka_unit_test(test_torch_accelerator_and_names),
 		cmocka_unit_test(test_torch_device_of_unknown_string),
+		cmocka_unit_test(test_identity_is_no_truth_test),
 		cmocka_unit_test(test_invariant_host_to_device),
 		cmocka_unit_test(test_and_or_abs_formatting),
 		cmocka_unit_test(test_tuples_and_two_functions),
