@@ -828,6 +828,61 @@ static bool cold_literal(struct flow *f, PNode list)
 	return true;
 }
 
+/* Is every assignment of the name in the tree (not inside nested
+ * functions) a short hand-written list, and is there one? */
+static void literal_assignments(struct flow *f, PNode t, const char *name, size_t len, int *lit, int *other, int depth,
+				long *budget)
+{
+	if (pn_is_null(t) || depth > 64 || --*budget < 0)
+		return;
+	enum nk k = K(f, t);
+	if (depth > 0 && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
+		return;
+	if (k == NK_ASSIGNMENT || k == NK_AUG_ASSIGNMENT) {
+		PNode l = F(f, t, F_LEFT), r = F(f, t, F_RIGHT);
+		size_t ll;
+		const char *ls = flow_text(f, l, &ll);
+		if (K(f, l) == NK_IDENTIFIER && ll == len && !memcmp(ls, name, len)) {
+			enum nk rk = K(f, r);
+			if (k == NK_ASSIGNMENT && (rk == NK_TUPLE || rk == NK_LIST || rk == NK_EXPR_LIST) &&
+			    pn_named_child_count(r) > 0 && cold_literal(f, r))
+				++*lit;
+			else
+				++*other;
+		}
+	}
+	if (k == NK_ATTRIBUTE) { /* xs.append(x): a list that grows is data */
+		PNode o = F(f, t, F_OBJECT);
+		size_t ol;
+		const char *os = flow_text(f, o, &ol);
+		PNode a = F(f, t, F_ATTRIBUTE);
+		if (K(f, o) == NK_IDENTIFIER && ol == len && !memcmp(os, name, len) &&
+		    (text_is(f, a, "append") || text_is(f, a, "extend") || text_is(f, a, "insert")))
+			++*other;
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		literal_assignments(f, pn_named_child(t, i), name, len, lit, other, depth + 1, budget);
+}
+
+/* Is the name bound, in this function (or the module), only to short
+ * hand-written lists: bench_fns = (InferenceRunner, TrainRunner)? */
+static bool cold_literal_name(struct flow *f, PNode n)
+{
+	if (K(f, n) != NK_IDENTIFIER)
+		return false;
+	size_t len;
+	const char *name = flow_text(f, n, &len);
+	PNode scope = f->cur->fn >= 0 ? F(f, f->fns[f->cur->fn].def, F_BODY) : PN_NULL;
+	if (pn_is_null(scope))
+		for (scope = n; !pn_is_null(pn_parent(scope)); scope = pn_parent(scope))
+			;
+	int lit = 0, other = 0;
+	long budget = 200000;
+	literal_assignments(f, scope, name, len, &lit, &other, 0, &budget);
+	return lit > 0 && other == 0;
+}
+
 static bool cold_loop(struct flow *f, PNode left, PNode right)
 {
 	/* also once per problem of a benchmark: for shape in shapes, for size in sizes */
@@ -849,19 +904,23 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 		}
 	}
 	s = flow_text(f, right, &len);
-	static const char *const iters[] = {"epoch", "gpus", "devices", "trials", "shapes", "configs",
+	static const char *const iters[] = {"epoch", "gpus", "devices", "trials", "shapes", "configs", "cfgs",
 					    "problems", "settings", NULL};
 	if (word_in(s, len, iters))
 		return true;
 	enum nk rk = K(f, right);
 	if (rk == NK_TUPLE || rk == NK_LIST)
 		return cold_literal(f, right);
+	if (rk == NK_IDENTIFIER && cold_literal_name(f, right))
+		return true;
 	if (rk == NK_CALL) {
 		PNode callee = F(f, right, F_FUNCTION), args = F(f, right, F_ARGUMENTS);
 		if (K(f, callee) == NK_IDENTIFIER && (text_is(f, callee, "enumerate") || text_is(f, callee, "zip"))) {
 			PNode a0 = pn_named_child(args, 0);
 			if (K(f, a0) == NK_TUPLE || K(f, a0) == NK_LIST)
 				return cold_literal(f, a0);
+			if (K(f, a0) == NK_IDENTIFIER)
+				return cold_literal_name(f, a0);
 			if (K(f, a0) == NK_CALL)
 				return cold_loop(f, PN_NULL, a0);
 			return false;
@@ -2601,10 +2660,88 @@ static void exec_for(struct flow *f, PNode s)
 		exec_block(f, F(f, alt, F_BODY));
 }
 
+/* Does the tree read the name (an identifier of that text)? */
+static bool reads_name(struct flow *f, PNode t, const char *name, size_t len, int depth)
+{
+	if (pn_is_null(t) || depth > 32)
+		return false;
+	if (K(f, t) == NK_IDENTIFIER) {
+		size_t l;
+		const char *s = flow_text(f, t, &l);
+		return l == len && !memcmp(s, name, len);
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		if (reads_name(f, pn_named_child(t, i), name, len, depth + 1))
+			return true;
+	return false;
+}
+
+/* Does the tree make the name smaller: name -= 1, name //= 2, or
+ * name = decay(name) / name // 2 (a new value computed from the old)? */
+static bool decays_name(struct flow *f, PNode t, const char *name, size_t len, int depth)
+{
+	if (pn_is_null(t) || depth > 32)
+		return false;
+	enum nk k = K(f, t);
+	if (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA)
+		return false;
+	if (k == NK_AUG_ASSIGNMENT || k == NK_ASSIGNMENT) {
+		PNode l = F(f, t, F_LEFT);
+		size_t ll;
+		const char *ls = flow_text(f, l, &ll);
+		if (K(f, l) == NK_IDENTIFIER && ll == len && !memcmp(ls, name, len)) {
+			if (k == NK_ASSIGNMENT)
+				return reads_name(f, F(f, t, F_RIGHT), name, len, 0);
+			PNode op = F(f, t, F_OPERATOR);
+			return text_is(f, op, "-=") || text_is(f, op, "//=") || text_is(f, op, "/=") || text_is(f, op, ">>=");
+		}
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		if (decays_name(f, pn_named_child(t, i), name, len, depth + 1))
+			return true;
+	return false;
+}
+
+/* Is the while loop a retry loop: `while retries:` / `while batch_size:`
+ * (a count, or `count > 0`) that the body makes smaller, around a try of
+ * one whole run, which either returns or breaks out on success or is
+ * counted by a name that says so (retries, tries, attempts)? Like a loop
+ * over epochs or trials, it runs a few costly times: cold. */
+static bool retry_loop(struct flow *f, PNode cond, PNode body)
+{
+	PNode var = cond;
+	if (K(f, cond) == NK_COMPARISON && pn_named_child_count(cond) == 2)
+		var = pn_named_child(cond, 0);
+	if (K(f, var) != NK_IDENTIFIER || pn_is_null(body))
+		return false;
+	size_t len;
+	const char *name = flow_text(f, var, &len);
+	PNode try = PN_NULL;
+	uint32_t n = pn_named_child_count(body);
+	for (uint32_t i = 0; i < n && pn_is_null(try); i++)
+		if (K(f, pn_named_child(body, i)) == NK_TRY)
+			try = pn_named_child(body, i);
+	if (pn_is_null(try) || !decays_name(f, body, name, len, 0))
+		return false;
+	static const char *const words[] = {"retr", "attempt", NULL};
+	if (word_in(name, len, words) || (len == 5 && !strncasecmp(name, "tries", 5)))
+		return true;
+	PNode tb = F(f, try, F_BODY);
+	uint32_t m = pn_named_child_count(tb);
+	for (uint32_t i = 0; i < m; i++) {
+		enum nk k = K(f, pn_named_child(tb, i));
+		if (k == NK_RETURN || k == NK_BREAK)
+			return true;
+	}
+	return false;
+}
+
 static void exec_while(struct flow *f, PNode s)
 {
 	PNode cond = F(f, s, F_CONDITION), body = F(f, s, F_BODY);
-	run_loop(f, s, PN_NULL, V(V_UNKNOWN), cond, body, false);
+	run_loop(f, s, PN_NULL, V(V_UNKNOWN), cond, body, retry_loop(f, cond, body));
 }
 
 static void exec_if(struct flow *f, PNode s)

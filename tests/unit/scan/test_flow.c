@@ -192,6 +192,53 @@ static void test_identity_is_no_truth_test(void **state)
 	free(r);
 }
 
+/* A retry loop (a count the body makes smaller, around a try that returns
+ * on success or counted as retries) is cold, as is a loop over a name bound
+ * only to a short hand-written list; a countdown of steps, or a list that
+ * grows, is hot. */
+static void test_retry_loops_and_named_lists(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"w = torch.ones(8, device='cuda')\n"
+		"def a(bs):\n"
+		"    while bs:\n"
+		"        try:\n"
+		"            return w.sum().item()\n"          /* 6: cold */
+		"        except RuntimeError:\n"
+		"            pass\n"
+		"        bs = decay(bs)\n"
+		"def b(n):\n"
+		"    retries = 2\n"
+		"    while retries > 0:\n"
+		"        retries -= 1\n"
+		"        try:\n"
+		"            print(w.sum().item())\n"          /* 15: cold */
+		"        except RuntimeError:\n"
+		"            pass\n"
+		"    while n:\n"
+		"        n -= 1\n"
+		"        try:\n"
+		"            print(w.sum().item())\n"          /* 21: hot */
+		"        except RuntimeError:\n"
+		"            pass\n"
+		"    fns = (torch.sin, torch.cos)\n"
+		"    for fn in fns:\n"
+		"        print(w.sum().item())\n"              /* 26: cold */
+		"    more = [torch.sin]\n"
+		"    more.append(torch.cos)\n"
+		"    for fn in more:\n"
+		"        print(w.sum().item())\n");            /* 30: hot */
+	const struct rec *e;
+	assert_true((e = at(r, FE_D2H, 6)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 15)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 21)) && e->depth == 1);
+	assert_true((e = at(r, FE_D2H, 26)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 30)) && e->depth == 1);
+	free(r);
+}
+
 static void test_torch_accelerator_and_names(void **state)
 {
 	(void)state;
@@ -957,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_torch_accelerator_and_names),
 		cmocka_unit_test(test_torch_device_of_unknown_string),
 		cmocka_unit_test(test_identity_is_no_truth_test),
+		cmocka_unit_test(test_retry_loops_and_named_lists),
 		cmocka_unit_test(test_invariant_host_to_device),
 		cmocka_unit_test(test_and_or_abs_formatting),
 		cmocka_unit_test(test_tuples_and_two_functions),
