@@ -887,7 +887,7 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 {
 	/* also once per problem of a benchmark: for shape in shapes, for size in sizes */
 	static const char *const names[] = {"epoch", "trial", "repeat", "gpu", "device", "rank", "fold",
-					    "shape", "size", "config", "setting", "problem", NULL};
+					    "shape", "size", "config", "setting", "problem", "type", NULL};
 	size_t len;
 	const char *s = flow_text(f, left, &len);
 	bool one_name = K(f, left) == NK_IDENTIFIER;
@@ -915,6 +915,14 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 		return true;
 	if (rk == NK_CALL) {
 		PNode callee = F(f, right, F_FUNCTION), args = F(f, right, F_ARGUMENTS);
+		/* for name, meter in self.meters.items(): a sweep over a dict's named
+		 * entries (meters, losses, options, IoU types), each its own case,
+		 * like a hand-written list; the loop around it, if any, is the hot one */
+		if (K(f, callee) == NK_ATTRIBUTE && pn_named_child_count(args) == 0) {
+			PNode m = F(f, callee, F_ATTRIBUTE);
+			if (text_is(f, m, "items") || text_is(f, m, "values") || text_is(f, m, "keys"))
+				return true;
+		}
 		if (K(f, callee) == NK_IDENTIFIER && (text_is(f, callee, "enumerate") || text_is(f, callee, "zip"))) {
 			PNode a0 = pn_named_child(args, 0);
 			if (K(f, a0) == NK_TUPLE || K(f, a0) == NK_LIST)

@@ -239,6 +239,49 @@ static void test_retry_loops_and_named_lists(void **state)
 	free(r);
 }
 
+/* A loop over a dict's entries (.items(), .values(), .keys()) or over the
+ * types of a case (for iou_type in ...) is cold; the batch loop around one
+ * stays hot. In a project, fvcore's counts (a kb library) are host values,
+ * where a helper the scan did not see keeps device tensors on the device. */
+static void test_dict_sweeps_and_library_counts(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import torch\n"
+		"w = torch.ones(8, device='cuda')\n"
+		"for name, m in meters.items():\n"
+		"    print(w.sum().item())\n"                  /* 4: cold */
+		"for m in meters.values():\n"
+		"    print(w.sum().item())\n"                  /* 6: cold */
+		"for iou_type in iou_types:\n"
+		"    print(w.sum().item())\n"                  /* 8: cold */
+		"for batch in loader:\n"
+		"    for k in losses.keys():\n"
+		"        print(w.sum().item())\n");            /* 11: hot */
+	const struct rec *e;
+	assert_true((e = at(r, FE_D2H, 4)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 6)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 8)) && e->depth == 0);
+	assert_true((e = at(r, FE_D2H, 11)) && e->depth == 1);
+	free(r);
+	struct project *p = project_new();
+	project_finish(p);
+	r = run_model("t.py", "t", p,
+		      "import torch\n"
+		      "from fvcore.nn import FlopCountAnalysis\n"
+		      "from helpers import count\n"
+		      "x = torch.ones(3, device='cuda')\n"
+		      "for i in range(10):\n"
+		      "    fca = FlopCountAnalysis(model, x)\n"
+		      "    print(round(fca.total() / 1e9))\n"     /* 7: a host int */
+		      "    print(round(count(model, x) / 1e9))\n", /* 8: a device tensor */
+		      NULL);
+	assert_null(at(r, FE_D2H, 7));
+	assert_non_null(at(r, FE_D2H, 8));
+	free(r);
+	project_free(p);
+}
+
 static void test_torch_accelerator_and_names(void **state)
 {
 	(void)state;
@@ -1005,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_torch_device_of_unknown_string),
 		cmocka_unit_test(test_identity_is_no_truth_test),
 		cmocka_unit_test(test_retry_loops_and_named_lists),
+		cmocka_unit_test(test_dict_sweeps_and_library_counts),
 		cmocka_unit_test(test_invariant_host_to_device),
 		cmocka_unit_test(test_and_or_abs_formatting),
 		cmocka_unit_test(test_tuples_and_two_functions),
