@@ -2625,8 +2625,14 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
 		eval_test(f, cond);
 	exec_block(f, body);
 	fr->dead = false;
+	/* every iteration ends waiting for the GPU (stream.synchronize() last
+	 * in the body): the loop is taken to run at least once, so nothing
+	 * queued before it is still pending at its exit */
+	bool synced = !fr->ts.pending && !fr->ts.since;
 	env_join(f, &fr->env, &in);
 	ts_join(&fr->ts, &tin);
+	if (synced)
+		fr->ts.pending = fr->ts.since = false;
 	env_free(&in);
 	fr->depth = depth;
 	fr->loop_line = ll;

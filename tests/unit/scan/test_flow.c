@@ -282,6 +282,32 @@ static void test_dict_sweeps_and_library_counts(void **state)
 	project_free(p);
 }
 
+/* A loop whose every iteration ends synchronized is taken to run at least
+ * once: the copies queued before it are not pending at its exit (no clock
+ * event after it); without the synchronize in the body they are. */
+static void test_loop_that_always_synchronizes(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import cupy as cp\n"
+		"t0 = time.time()\n"
+		"a = cp.ones(4096)\n"
+		"for i in range(n):\n"
+		"    a = a + 1\n"
+		"    cp.cuda.Stream.null.synchronize()\n"
+		"t1 = time.time()\n"                          /* 8: quiet */
+		"t2 = time.time()\n"
+		"b = cp.ones(4096)\n"
+		"for i in range(n):\n"
+		"    b = b + 1\n"
+		"t3 = time.time()\n"                          /* 13: found */
+		"print(t1 - t0, t3 - t2)\n");
+	assert_null(at(r, FE_CLOCK, 8));
+	assert_non_null(at(r, FE_CLOCK, 13));
+	free(r);
+}
+
 static void test_torch_accelerator_and_names(void **state)
 {
 	(void)state;
@@ -1049,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_identity_is_no_truth_test),
 		cmocka_unit_test(test_retry_loops_and_named_lists),
 		cmocka_unit_test(test_dict_sweeps_and_library_counts),
+		cmocka_unit_test(test_loop_that_always_synchronizes),
 		cmocka_unit_test(test_invariant_host_to_device),
 		cmocka_unit_test(test_and_or_abs_formatting),
 		cmocka_unit_test(test_tuples_and_two_functions),
