@@ -669,6 +669,10 @@ static bool mask_expr(struct flow *f, PNode n, int depth)
 	switch (K(f, n)) {
 	case NK_COMPARISON:
 		return true;
+	case NK_IDENTIFIER: { /* mask = x > 0; y[mask] */
+		struct val v = lookup(f, node_name(f, n));
+		return val_on_device(&v) && (v.flags & VF_MASK);
+	}
 	case NK_PARENTHESIZED:
 		return mask_expr(f, pn_named_child(n, 0), depth + 1);
 	case NK_UNARY: {
@@ -729,6 +733,12 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		if (val_on_device(&a) && pn_named_child_count(t) == 2 && mask_expr(f, sub, 0)) {
 			eval(f, sub);
 			mask_index(f, t, &a, sub);
+		} else if (val_on_device(&a)) {
+			for (uint32_t i = 1; i < pn_named_child_count(t); i++)
+				if (mask_expr(f, pn_named_child(t, i), 0)) {
+					mask_index(f, t, &a, pn_named_child(t, i));
+					break;
+				}
 		}
 		return;
 	}
@@ -2273,6 +2283,12 @@ static struct val eval_node(struct flow *f, PNode n)
 			return VD(V_HOST_SCALAR, FAM_NONE, 0); /* a numba device array's element comes to the host */
 		if (k == 2)
 			mask_index(f, n, &v, sub);
+		else /* flow[:, idx]: a mask among several indices */
+			for (uint32_t i = 1; i < k; i++)
+				if (mask_expr(f, pn_named_child(n, i), 0)) {
+					mask_index(f, n, &v, pn_named_child(n, i));
+					break;
+				}
 		if (val_on_device(&v) || v.kind == V_HOST_ARRAY)
 			return v;
 		return V(V_UNKNOWN);
@@ -2315,6 +2331,9 @@ static struct val eval_node(struct flow *f, PNode n)
 				res.ival = z;
 			}
 		}
+		if (val_on_device(&res) && ((a.flags | b.flags) & VF_MASK) &&
+		    (text_is(f, op, "&") || text_is(f, op, "|") || text_is(f, op, "^")))
+			res.flags |= VF_MASK; /* mask & other_mask */
 		if (val_on_device(&res))
 			mark_gpu(f, n);
 		return res;
@@ -2350,7 +2369,9 @@ static struct val eval_node(struct flow *f, PNode n)
 		(void)s;
 		if (dev && !identity) {
 			mark_gpu(f, n);
-			return VD(V_DEVICE_SCALAR, fam, line_of(f, n));
+			struct val m = VD(V_DEVICE_SCALAR, fam, line_of(f, n));
+			m.flags |= VF_MASK;
+			return m;
 		}
 		return VD(V_HOST_SCALAR, FAM_NONE, 0);
 	}

@@ -57,6 +57,7 @@ enum vfam { FAM_NONE = 0, FAM_CUPY, FAM_TORCH, FAM_NUMBA, FAM_JAX };
 #define VF_FRESH 4u    /* an array made in place by a constructor (torch.ones(n)) */
 #define VF_BACK 8u     /* host data copied from the device (line: where) */
 #define VF_CONST 16u   /* a host integer whose value (ival) is known */
+#define VF_MASK 32u    /* a boolean device array: a comparison's result, ~ / & / | of masks */
 
 struct val {
 	uint8_t kind;   /* enum vkind */

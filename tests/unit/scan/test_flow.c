@@ -682,6 +682,42 @@ static void test_mask_indexing(void **state)
 	free(r);
 }
 
+/* A comparison of device values makes a mask: through a name, with ~ and &,
+ * among several indices (x[:, idx]), CuPy's mask indexing counts it on the
+ * host; an integer index array, a host mask, a torch mask do not. */
+static void test_mask_indexing_by_name(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import cupy as cp\n"
+		"import numpy as np\n"
+		"import torch\n"
+		"x = cp.ones((2, 1000))\n"
+		"v = cp.ones(1000)\n"
+		"order = cp.arange(10)\n"
+		"h = np.ones(1000)\n"
+		"t = torch.ones(1000, device='cuda')\n"
+		"for i in range(100):\n"
+		"    idx = abs(v) <= 0.5\n"
+		"    y = v[idx]\n"                          /* 11: found */
+		"    idx = ~idx\n"
+		"    x[:, idx] = 0\n"                       /* 13: found */
+		"    m = idx & (v > 1)\n"
+		"    v[m] = 1\n"                            /* 15: found */
+		"    z = v[order]\n"                        /* 16: quiet */
+		"    hm = h > 0\n"
+		"    h[hm] = 0\n"                           /* 18: quiet */
+		"    tm = t > 0\n"
+		"    t[tm] = 0\n");                          /* 20: quiet */
+	assert_non_null(at(r, FE_D2H, 11));
+	assert_non_null(at(r, FE_D2H, 13));
+	assert_non_null(at(r, FE_D2H, 15));
+	assert_null(at(r, FE_D2H, 16));
+	assert_null(at(r, FE_D2H, 18));
+	assert_null(at(r, FE_D2H, 20));
+	free(r);
+}
+
 /* Old PyTorch code: the typed CUDA tensors (torch.cuda.FloatTensor), chosen
  * by a conditional, make device data; host data given to them is copied. */
 static void test_legacy_cuda_tensor_types(void **state)
@@ -1089,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_clock_reads),
 		cmocka_unit_test(test_start_reads),
 		cmocka_unit_test(test_mask_indexing),
+		cmocka_unit_test(test_mask_indexing_by_name),
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
 		cmocka_unit_test(test_type_conversions),
 		cmocka_unit_test(test_self_attribute_calls),
