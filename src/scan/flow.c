@@ -1378,6 +1378,26 @@ static void subtractions(struct flow *f, PNode t, const char *name, size_t len, 
 		subtractions(f, pn_named_child(t, i), name, len, left, right, depth + 1, budget);
 }
 
+/* The first plain `other = name` in the tree (other: a name or attribute). */
+static void alias_of(struct flow *f, PNode t, const char *name, size_t len, PNode *other, int depth, long *budget)
+{
+	if (pn_is_null(t) || !pn_is_null(*other) || depth > 64 || --*budget < 0)
+		return;
+	if (K(f, t) == NK_ASSIGNMENT) {
+		PNode l = F(f, t, F_LEFT), r = F(f, t, F_RIGHT);
+		size_t rl;
+		const char *rs = flow_text(f, r, &rl);
+		if (K(f, r) == NK_IDENTIFIER && rl == len && !memcmp(rs, name, len) &&
+		    (K(f, l) == NK_IDENTIFIER || K(f, l) == NK_ATTRIBUTE)) {
+			*other = l;
+			return;
+		}
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		alias_of(f, pn_named_child(t, i), name, len, other, depth + 1, budget);
+}
+
 /* Is the clock call the start of an interval: `t0 = time.time()` where t0
  * is only ever subtracted (time.time() - t0), never subtracted from? Work
  * queued before a start read is not what GPU603 is about (an end read that
@@ -1400,6 +1420,17 @@ static bool start_read(struct flow *f, PNode call)
 	bool as_left = false, as_right = false;
 	long budget = 200000;
 	subtractions(f, scope, name, len, &as_left, &as_right, 0, &budget);
+	if (!as_right && !as_left) {
+		/* time_now = time.time(); ...; start = time_now: the start of the
+		 * next interval, under another name */
+		PNode other = PN_NULL;
+		alias_of(f, scope, name, len, &other, 0, &budget);
+		if (!pn_is_null(other)) {
+			size_t olen;
+			const char *oname = flow_text(f, other, &olen);
+			subtractions(f, scope, oname, olen, &as_left, &as_right, 0, &budget);
+		}
+	}
 	return as_right && !as_left;
 }
 

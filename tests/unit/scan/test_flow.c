@@ -656,6 +656,29 @@ static void test_start_reads(void **state)
 	free(r);
 }
 
+/* A clock read under one name that becomes the next interval's start under
+ * another (time_now = time.time(); ...; start = time_now) is a start read;
+ * one that is also subtracted from is an end read. */
+static void test_start_read_through_an_alias(void **state)
+{
+	(void)state;
+	struct recorder *r = model(
+		"import time\n"
+		"import cupy as cp\n"
+		"start = time.time()\n"
+		"for i in range(10):\n"
+		"    a = cp.ones(1000) * 2\n"
+		"    now = time.time()\n"                   /* 6: a start read: quiet */
+		"    start = now\n"
+		"    b = cp.ones(1000) * 2\n"
+		"    t_end = time.time()\n"                 /* 9: subtracted from: found */
+		"    print(t_end - start)\n"
+		"    float(b)\n");
+	assert_null(at(r, FE_CLOCK, 6));
+	assert_non_null(at(r, FE_CLOCK, 9));
+	free(r);
+}
+
 /* Boolean-mask indexing of a CuPy array (x[x > 0], x[x > 0] = v) counts the
  * mask on the host (a synchronize: per iteration of a loop, a copy); an
  * integer index, or a torch tensor (no such fact), is not. */
@@ -1124,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_loop_fixed_point_and_branches),
 		cmocka_unit_test(test_clock_reads),
 		cmocka_unit_test(test_start_reads),
+		cmocka_unit_test(test_start_read_through_an_alias),
 		cmocka_unit_test(test_mask_indexing),
 		cmocka_unit_test(test_mask_indexing_by_name),
 		cmocka_unit_test(test_legacy_cuda_tensor_types),
