@@ -662,6 +662,8 @@ static struct val element_of(struct flow *f, struct val it)
 }
 
 /* Is the index a boolean mask written out (x > 0, ~(x > 0), (a < 0) | (b > 1))? */
+struct val flow_peek(struct flow *f, PNode expr);
+
 static bool mask_expr(struct flow *f, PNode n, int depth)
 {
 	if (pn_is_null(n) || depth > 8)
@@ -671,6 +673,12 @@ static bool mask_expr(struct flow *f, PNode n, int depth)
 		return true;
 	case NK_IDENTIFIER: { /* mask = x > 0; y[mask] */
 		struct val v = lookup(f, node_name(f, n));
+		return val_on_device(&v) && (v.flags & VF_MASK);
+	}
+	case NK_CALL: { /* x[~cp.isnan(x).any(axis=1)]: a call whose result is a mask */
+		if (K(f, F(f, n, F_FUNCTION)) != NK_ATTRIBUTE)
+			return false;
+		struct val v = flow_peek(f, n);
 		return val_on_device(&v) && (v.flags & VF_MASK);
 	}
 	case NK_PARENTHESIZED:
@@ -1488,6 +1496,13 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	}
 	if (known_entry_flow(e, "kernel"))
 		return VD(V_DEVICE_OBJECT, fam, line);
+	if (known_entry_flow(e, "mask") && has_dev) {
+		/* cupy.isnan(x), cupy.logical_and(a, b): a boolean device array */
+		mark_gpu(f, call);
+		struct val m = VD(V_DEVICE_ARRAY, fam ? fam : (enum vfam)dev.fam, line);
+		m.flags |= VF_MASK;
+		return m;
+	}
 	if (known_entry_flow(e, "device-constructor")) {
 		/* torch.cuda.FloatTensor(n, m) allocates on the GPU; given host
 		 * data (np.ones(...), a list) it copies that data there */
@@ -1674,11 +1689,17 @@ static struct val device_method(struct flow *f, PNode call, struct val recv, con
 			h2d(f, call, data, what);
 		return V(V_UNKNOWN);
 	}
-	default:
+	default: {
 		mark_gpu(f, call);
 		if (e && e->returns)
 			return of_type(f, e->returns, line);
-		return VD(recv.kind == V_DEVICE_SCALAR ? V_DEVICE_SCALAR : V_DEVICE_ARRAY, (enum vfam)recv.fam, line);
+		struct val r = VD(recv.kind == V_DEVICE_SCALAR ? V_DEVICE_SCALAR : V_DEVICE_ARRAY, (enum vfam)recv.fam, line);
+		/* isnan(x).any(axis=1): a mask reduced along an axis is a mask */
+		if ((recv.flags & VF_MASK) && (!strcmp(attr, "any") || !strcmp(attr, "all")) &&
+		    (a->npos || kwarg(f, a, "axis", NULL)))
+			r.flags |= VF_MASK;
+		return r;
+	}
 	}
 }
 
@@ -1956,6 +1977,19 @@ static struct val eval_call(struct flow *f, PNode call)
 			}
 			if (!strcmp(attr, "get_array_module"))
 				return recv;
+			if (recv.flags & VF_GPU) {
+				/* xp.isnan(x) with xp cupy (or cp itself): the kb's mask functions */
+				char *q = xasprintf("cupy.%s", attr);
+				const struct kb_library *ml = kb_library_for(f->o->kb, q);
+				bool mask = known_entry_flow(ml ? kb_lookup(ml, q) : NULL, "mask");
+				free(q);
+				if (mask) {
+					mark_gpu(f, call);
+					struct val m = VD(V_DEVICE_ARRAY, FAM_CUPY, line);
+					m.flags |= VF_MASK;
+					return m;
+				}
+			}
 			return call_value(f, call, recv, &a, V(V_UNKNOWN), false);
 		}
 		if (val_on_device(&recv)) {

@@ -1,7 +1,8 @@
 # CuPy's boolean-mask indexing through a name: `idx = abs(r) <= t` makes a
 # boolean device array, and x[idx], x[:, idx], x[~idx] count its true values
 # on the host (GPU601 in a loop). An integer index array, a mask of host
-# data, or a torch tensor's mask (no fact) stay quiet.
+# data, or a torch tensor's mask (no fact) stay quiet. cupy.isnan and the
+# other elementwise tests make masks too (the kb), as does .any(axis=...) of one.
 import cupy as cp
 import numpy as np
 import torch  # expect: GPU501/-
@@ -23,3 +24,6 @@ for it in range(100):
     h[hm] = 0  # host data: fine
     tm = t > 0
     t[tm] = 0  # torch: fine
+    keep = x[:, ~cp.isnan(r)]  # expect: GPU601
+    pts = x.T[~cp.isnan(x.T).any(axis=1)]  # expect: GPU601
+    counts = x.T[cp.isnan(x.T).sum(axis=1)]  # a count, no mask: fine

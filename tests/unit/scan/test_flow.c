@@ -731,13 +731,20 @@ static void test_mask_indexing_by_name(void **state)
 		"    hm = h > 0\n"
 		"    h[hm] = 0\n"                           /* 18: quiet */
 		"    tm = t > 0\n"
-		"    t[tm] = 0\n");                          /* 20: quiet */
+		"    t[tm] = 0\n"                           /* 20: quiet */
+		"    p = x.T[~cp.isnan(x.T).any(axis=1)]\n" /* 21: found (the kb's mask functions) */
+		"    q = x.T[cp.isnan(x.T).sum(axis=1)]\n"  /* 22: a count: quiet */
+		"    n = cp.isnan(v)\n"
+		"    v[n] = 0\n");                           /* 24: found */
 	assert_non_null(at(r, FE_D2H, 11));
 	assert_non_null(at(r, FE_D2H, 13));
 	assert_non_null(at(r, FE_D2H, 15));
 	assert_null(at(r, FE_D2H, 16));
 	assert_null(at(r, FE_D2H, 18));
 	assert_null(at(r, FE_D2H, 20));
+	assert_non_null(at(r, FE_D2H, 21));
+	assert_null(at(r, FE_D2H, 22));
+	assert_non_null(at(r, FE_D2H, 24));
 	free(r);
 }
 
