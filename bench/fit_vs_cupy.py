@@ -2,7 +2,11 @@
 """Time the copies `gpuopt fit` measures with CuPy and CUDA events too, in
 the same run, and print gpuopt / CuPy per copy kind and size.
 
-Usage: python3 bench/fit_vs_cupy.py --gpuopt PATH [--rounds N] [--out RESULT.json]
+Usage: python3 bench/fit_vs_cupy.py --gpuopt PATH [--rounds N] [--fresh-process] [--out RESULT.json]
+
+--fresh-process times each round's CuPy copies in a new Python process, as
+`gpuopt fit` runs in its own: bench/pageable_probe.py found pageable rates
+to differ more between processes than between methods.
 
 Each of N rounds (default 3) runs `gpuopt fit --refresh --no-peers --format
 json` and then the same copies through CuPy, so that the two alternate and
@@ -114,13 +118,43 @@ def gpuopt_points(c):
     return out
 
 
+def make_bufs(c):
+    largest = max(p["bytes"] for k in KIND for p in c["transfers"][k])
+    dev, dev2 = cp.empty(largest, dtype=cp.uint8), cp.empty(largest, dtype=cp.uint8)
+    dev.fill(0x5A)
+    pinned = cupyx.empty_pinned(largest, dtype=np.uint8)
+    pinned[:] = 0x3C
+    pageable = np.full(largest, 0xC3, dtype=np.uint8)
+    return dev, dev2, pinned, pageable
+
+
+def cupy_round_in_new_process(c):
+    """cupy_round in a fresh Python process, as gpuopt fit runs in its own:
+    the ceilings go in on stdin, the rates come back as JSON."""
+    p = subprocess.run([sys.executable, __file__, "--one-cupy-round"], input=json.dumps(c),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"the CuPy round failed: {p.stderr.strip()[-2000:]}")
+    return {(k, n): tuple(v) for k, n, v in json.loads(p.stdout)}
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--gpuopt", required=True)
+    ap.add_argument("--gpuopt")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out")
+    ap.add_argument("--fresh-process", action="store_true",
+                    help="time each round's CuPy copies in a new process (as gpuopt fit runs in its own)")
+    ap.add_argument("--one-cupy-round", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
-    stream = cp.cuda.Stream(non_blocking=True)
+    if a.one_cupy_round:
+        c = json.load(sys.stdin)
+        out = cupy_round(c, cp.cuda.Stream(non_blocking=True), make_bufs(c))
+        json.dump([[k, n, list(v)] for (k, n), v in out.items()], sys.stdout)
+        return 0
+    if not a.gpuopt:
+        ap.error("--gpuopt PATH is needed")
+    stream = None if a.fresh_process else cp.cuda.Stream(non_blocking=True)
     bufs = None
     g_runs, c_runs, name = [], [], None
     for r in range(a.rounds):
@@ -130,16 +164,13 @@ def main():
             sys.exit(f"gpuopt fit failed: {fit.stderr.strip()}")
         gpu = next(g for g in json.loads(fit.stdout)["gpus"] if g.get("ceilings"))
         c, name = gpu["ceilings"], gpu.get("name")
-        if bufs is None:
-            largest = max(p["bytes"] for k in KIND for p in c["transfers"][k])
-            dev, dev2 = cp.empty(largest, dtype=cp.uint8), cp.empty(largest, dtype=cp.uint8)
-            dev.fill(0x5A)
-            pinned = cupyx.empty_pinned(largest, dtype=np.uint8)
-            pinned[:] = 0x3C
-            pageable = np.full(largest, 0xC3, dtype=np.uint8)
-            bufs = (dev, dev2, pinned, pageable)
         g_runs.append(gpuopt_points(c))
-        c_runs.append(cupy_round(c, stream, bufs))
+        if a.fresh_process:
+            c_runs.append(cupy_round_in_new_process(c))
+        else:
+            if bufs is None:
+                bufs = make_bufs(c)
+            c_runs.append(cupy_round(c, stream, bufs))
     rows = []
     for key in g_runs[0]:
         g = [run[key][0] for run in g_runs if key in run]
@@ -160,7 +191,7 @@ def main():
             higher_c += r["ratio"] < 1
         print(f"{r['kind']:28} {r['bytes']:>11} {r['reps']:>5} {r['gpuopt_gbps']:>12.2f} "
               f"{r['cupy_gbps']:>10.2f} {r['ratio']:>7.3f}{'' if big else '  (small: method differs)'}")
-    summary = {"rounds": a.rounds, "sizes_checked": checked, "within_10pct": ok,
+    summary = {"rounds": a.rounds, "fresh_process": a.fresh_process, "sizes_checked": checked, "within_10pct": ok,
                "gpuopt_higher": higher_g, "cupy_higher": higher_c, "cupy": cp.__version__, "gpu": name}
     print(f"at 1 MiB and more: {ok} of {checked} within 10% of CuPy; gpuopt higher at {higher_g}, "
           f"CuPy higher at {higher_c}")

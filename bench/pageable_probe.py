@@ -80,7 +80,9 @@ def main():
     numpy_buf = np.full(largest, 0xC3, dtype=np.uint8)
     _mapping, mapped = gpuopt_like(largest)  # the mmap stays open while the array uses it
     _mapping4k, mapped4k = gpuopt_like(largest, huge=False)
-    bufs = {"numpy": numpy_buf, "mapping": mapped, "mapping-4k": mapped4k}
+    _mapping16, mapped16 = gpuopt_like(largest + 16)
+    bufs = {"numpy": numpy_buf, "mapping": mapped, "mapping-4k": mapped4k,
+            "mapping+16": mapped16[16:]}  # where glibc puts a large malloc: NumPy's arrays start there
     thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read().strip() \
         if sys.platform == "linux" else None
     huge = {k: huge_kib(v.ctypes.data, v.nbytes) for k, v in bufs.items()}
