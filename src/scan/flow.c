@@ -150,11 +150,17 @@ const char *flow_text(const struct flow *f, PNode n, size_t *len)
 	return f->text + pn_start_byte(n);
 }
 
+/* Is n's source text exactly s[0..len)? */
+static bool text_eq(const struct flow *f, PNode n, const char *s, size_t len)
+{
+	size_t l;
+	const char *t = flow_text(f, n, &l);
+	return l == len && memcmp(t, s, len) == 0;
+}
+
 static bool text_is(const struct flow *f, PNode n, const char *s)
 {
-	size_t len;
-	const char *t = flow_text(f, n, &len);
-	return len == strlen(s) && memcmp(t, s, len) == 0;
+	return text_eq(f, n, s, strlen(s));
 }
 
 uint32_t flow_user_line(const struct flow *f, PNode n, uint32_t *cell)
@@ -858,9 +864,7 @@ static void literal_assignments(struct flow *f, PNode t, const char *name, size_
 		return;
 	if (k == NK_ASSIGNMENT || k == NK_AUG_ASSIGNMENT) {
 		PNode l = F(f, t, F_LEFT), r = F(f, t, F_RIGHT);
-		size_t ll;
-		const char *ls = flow_text(f, l, &ll);
-		if (K(f, l) == NK_IDENTIFIER && ll == len && !memcmp(ls, name, len)) {
+		if (K(f, l) == NK_IDENTIFIER && text_eq(f, l, name, len)) {
 			enum nk rk = K(f, r);
 			if (k == NK_ASSIGNMENT && (rk == NK_TUPLE || rk == NK_LIST || rk == NK_EXPR_LIST) &&
 			    pn_named_child_count(r) > 0 && cold_literal(f, r))
@@ -871,10 +875,8 @@ static void literal_assignments(struct flow *f, PNode t, const char *name, size_
 	}
 	if (k == NK_ATTRIBUTE) { /* xs.append(x): a list that grows is data */
 		PNode o = F(f, t, F_OBJECT);
-		size_t ol;
-		const char *os = flow_text(f, o, &ol);
 		PNode a = F(f, t, F_ATTRIBUTE);
-		if (K(f, o) == NK_IDENTIFIER && ol == len && !memcmp(os, name, len) &&
+		if (K(f, o) == NK_IDENTIFIER && text_eq(f, o, name, len) &&
 		    (text_is(f, a, "append") || text_is(f, a, "extend") || text_is(f, a, "insert")))
 			++*other;
 	}
@@ -1375,11 +1377,8 @@ static void subtractions(struct flow *f, PNode t, const char *name, size_t len, 
 	if (pn_is_null(t) || depth > 64 || --*budget < 0)
 		return;
 	if (K(f, t) == NK_BINARY && text_is(f, F(f, t, F_OPERATOR), "-")) {
-		size_t l;
-		const char *s = flow_text(f, F(f, t, F_LEFT), &l);
-		*left |= l == len && !memcmp(s, name, len);
-		s = flow_text(f, F(f, t, F_RIGHT), &l);
-		*right |= l == len && !memcmp(s, name, len);
+		*left |= text_eq(f, F(f, t, F_LEFT), name, len);
+		*right |= text_eq(f, F(f, t, F_RIGHT), name, len);
 	}
 	uint32_t n = pn_named_child_count(t);
 	for (uint32_t i = 0; i < n; i++)
@@ -1393,9 +1392,7 @@ static void alias_of(struct flow *f, PNode t, const char *name, size_t len, PNod
 		return;
 	if (K(f, t) == NK_ASSIGNMENT) {
 		PNode l = F(f, t, F_LEFT), r = F(f, t, F_RIGHT);
-		size_t rl;
-		const char *rs = flow_text(f, r, &rl);
-		if (K(f, r) == NK_IDENTIFIER && rl == len && !memcmp(rs, name, len) &&
+		if (K(f, r) == NK_IDENTIFIER && text_eq(f, r, name, len) &&
 		    (K(f, l) == NK_IDENTIFIER || K(f, l) == NK_ATTRIBUTE)) {
 			*other = l;
 			return;
@@ -2766,9 +2763,7 @@ static bool reads_name(struct flow *f, PNode t, const char *name, size_t len, in
 	if (pn_is_null(t) || depth > 32)
 		return false;
 	if (K(f, t) == NK_IDENTIFIER) {
-		size_t l;
-		const char *s = flow_text(f, t, &l);
-		return l == len && !memcmp(s, name, len);
+		return text_eq(f, t, name, len);
 	}
 	uint32_t n = pn_named_child_count(t);
 	for (uint32_t i = 0; i < n; i++)
@@ -2788,9 +2783,7 @@ static bool decays_name(struct flow *f, PNode t, const char *name, size_t len, i
 		return false;
 	if (k == NK_AUG_ASSIGNMENT || k == NK_ASSIGNMENT) {
 		PNode l = F(f, t, F_LEFT);
-		size_t ll;
-		const char *ls = flow_text(f, l, &ll);
-		if (K(f, l) == NK_IDENTIFIER && ll == len && !memcmp(ls, name, len)) {
+		if (K(f, l) == NK_IDENTIFIER && text_eq(f, l, name, len)) {
 			if (k == NK_ASSIGNMENT)
 				return reads_name(f, F(f, t, F_RIGHT), name, len, 0);
 			PNode op = F(f, t, F_OPERATOR);
