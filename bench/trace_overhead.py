@@ -9,9 +9,12 @@ after a warm-up, synchronized, on time.perf_counter):
   matmul        a compute-bound loop: 10 float32 8192x8192 products, CuPy
   roundtrip     2,000 iterations of an update and a device->host copy of one value, CuPy
 Modes, each in its own process: plain; trace (gpuopt trace, default
-settings); torch_profiler (torch.profiler.profile with CPU and CUDA
-activities), measured in --rounds interleaved rounds in a shuffled order;
-and once, what the parts of gpuopt's tracer cost: trace_timeline
+settings: every record); torch_profiler (torch.profiler.profile with CPU
+and CUDA activities), measured in --rounds interleaved rounds in a shuffled
+order; and once, what the parts of gpuopt's tracer cost: trace_sample
+(--sample: above 20,000 launches a second, records 10 ms in every 100, the
+rest estimated), trace_sample_all (the same with allocation records sampled
+too), trace_timeline
 (--timeline), trace_kernels_only (only kernel, copy and memset records),
 trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks and Python
 lines, no CUPTI activity records), trace_activity_only
@@ -38,6 +41,7 @@ import sys
 import time
 
 LAUNCHES = 20000
+CPUS = None
 
 
 def run_workload(name, reps, profile):
@@ -101,6 +105,8 @@ MODES = {
     "plain": ([], {}, "plain"),
     "trace": (["TRACE"], {}, "plain"),
     "torch_profiler": ([], {}, "torch"),
+    "trace_sample": (["TRACE", "--sample"], {}, "plain"),
+    "trace_sample_all": (["TRACE", "--sample"], {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     "trace_kernels_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
     "trace_callbacks_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
@@ -117,9 +123,9 @@ for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
 MAIN = ["plain", "trace", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
-    "cupy_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
+    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
                            "trace_records_kernel"]),
-    "torch_launch": (MAIN, ["trace_timeline", "trace_kernels_only", "trace_callbacks_only",
+    "torch_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
                             "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
                             "trace_nothing_on", "torch_profiler_stack",
                             *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",
@@ -135,6 +141,8 @@ def measure(gpuopt, workload, mode, reps):
            "--profile", profile]
     if pre:
         cmd = [gpuopt, "trace", "-q", "--format", "json", *pre[1:], "--", *cmd]
+    if CPUS:
+        cmd = ["taskset", "-c", CPUS, *cmd]
     env = dict(os.environ, **env_extra)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     for line in (p.stdout + "\n" + p.stderr).splitlines():
@@ -155,6 +163,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workloads", help="comma-separated subset of " + ",".join(PLAN))
     ap.add_argument("--modes", help="comma-separated subset of the modes to measure (plain is always measured)")
+    ap.add_argument("--cpus", help="run every process on these CPUs (taskset -c), so that where the "
+                    "scheduler puts a process does not add to the difference between modes")
     ap.add_argument("--diagnose-every-round", action="store_true",
                     help="measure the diagnostic modes in every round, not only the first")
     a = ap.parse_args()
@@ -163,6 +173,8 @@ def main():
         return 0
     if not a.gpuopt:
         ap.error("--gpuopt PATH is needed")
+    global CPUS
+    CPUS = a.cpus
     # Rounds: every workload's main modes once per round, in a shuffled order
     # (the machine drifts: GPU clocks, CPU frequency), then the diagnostic
     # modes once. A mode's time is the median over its rounds of each

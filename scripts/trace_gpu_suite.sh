@@ -68,6 +68,24 @@ for entry in "${suite[@]}"; do
   python3 "$P/check_suite.py" "$P/$prog" "$fix/$name.report.json" "$fix/$name.out" || fails=$((fails + 1))
 done
 
+log "1b. record sampling: launch-heavy loops with --sample and without (every record)"
+# Enough launches (100,000, about 1 s) for many sampling windows; the
+# sampled traces become fixtures too (NAME_sampled.json).
+for prog in cupy_tiny_kernels torch_tiny_kernels; do
+  n=100000
+  (cd "$P" && "$G" trace -q --sample --format json -o "$fix/${prog}_sampled.json" -- python3 "$prog.py" "$n" \
+      >"$fix/${prog}_sampled.report.json" 2>"$fix/${prog}_sampled.out")
+  echo "-- ${prog} --sample: exit $?"
+  (cd "$P" && "$G" trace -q --format json -- python3 "$prog.py" "$n" \
+      >"$work/${prog}_exact.report.json" 2>"$work/${prog}_exact.out")
+  echo "-- ${prog} every record: exit $?"
+  (cd "$P" && "$G" trace show --lines 3 --kernels 2 "$fix/${prog}_sampled.json") 2>&1 | sed -n '1,16p'
+  python3 "$P/check_suite.py" "$P/$prog.py" "$fix/${prog}_sampled.report.json" "$fix/${prog}_sampled.out" ||
+    fails=$((fails + 1))
+  python3 "$P/check_sampled.py" "$fix/${prog}_sampled.report.json" "$work/${prog}_exact.report.json" "$n" ||
+    fails=$((fails + 1))
+done
+
 log "2. the paths that do not trace"
 "$G" trace -q --cupti /nonexistent/libcupti.so -- python3 -c 'print(1)'; echo "  --cupti missing: exit $?"
 CUDA_INJECTION64_PATH=/opt/nvidia/nsight-systems/lib/libToolsInjection64.so "$G" trace -q --strict -- python3 -c 'print(1)'

@@ -37,7 +37,8 @@ static const char help[] =
 	"(CPython 3.9-3.13; other programs get a trace without lines). By default the\n"
 	"tracer keeps counters per line in constant memory; --timeline keeps every event.\n"
 	"The trace is saved at exit, at cudaDeviceReset, on SIGTERM and fatal signals,\n"
-	"and every 2 s, so a program that crashes still leaves one.\n"
+	"and every 2 s while it works or as soon as it goes quiet, so a program that\n"
+	"crashes or is killed still leaves one.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE       save the whole trace, to re-analyse with `gpuopt trace show`\n"
@@ -50,6 +51,11 @@ static const char help[] =
 	"      --max-events N      timeline events kept per process (default 1000000)\n"
 	"      --full              also CUPTI's record of every runtime and driver API call\n"
 	"                          (more overhead; default: only the calls that matter)\n"
+	"      --sample            while launches come faster than sample_launch_rate per\n"
+	"                          second (20,000), record kernels, copies and synchronizes\n"
+	"                          10 ms in every 100 and estimate the rest from them (every\n"
+	"                          call is still counted by line): less overhead on loops of\n"
+	"                          tiny kernels; not with --timeline or --full\n"
 	"      --cupti PATH        the libcupti to load (default: the program's own, the\n"
 	"                          nvidia cupti wheel, $CUDA_HOME, /usr/local/cuda*)\n"
 	"      --strict            exit 2 instead of running the program untraced when it\n"
@@ -74,7 +80,7 @@ static const char help[] =
 
 struct opts {
 	const char *output, *format, *export_path, *cupti, *tracer;
-	bool timeline, full, strict, quiet;
+	bool timeline, full, sample, strict, quiet;
 	uint64_t max_events;
 	double timeout_s;
 	size_t max_lines, max_kernels;
@@ -151,6 +157,8 @@ static int parse_opts(int argc, char **argv, int from, struct opts *o)
 			}
 		} else if (!strcmp(opt, "--full")) {
 			o->full = true;
+		} else if (!strcmp(opt, "--sample")) {
+			o->sample = true;
 		} else if (!strcmp(opt, "--cupti")) {
 			o->cupti = val;
 		} else if (!strcmp(opt, "--tracer")) {
@@ -244,8 +252,8 @@ static int run_show(int argc, char **argv, struct opts *o)
 		diag_error("trace show: give one saved trace FILE (see `gpuopt trace --help`)");
 		return EXIT_USAGE;
 	}
-	if (o->cupti || o->tracer || o->strict || o->full || o->timeout_s > 0 || o->max_events) {
-		diag_error("trace show: --cupti, --tracer, --strict, --full, --timeout and --max-events are for tracing a run");
+	if (o->cupti || o->tracer || o->strict || o->full || o->sample || o->timeout_s > 0 || o->max_events) {
+		diag_error("trace show: --cupti, --tracer, --strict, --full, --sample, --timeout and --max-events are for tracing a run");
 		return EXIT_USAGE;
 	}
 	struct trace_config cfg;
@@ -307,6 +315,12 @@ static int run(int argc, char **argv)
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}
+	if (o.sample && (o.timeline || o.full)) {
+		diag_error("trace: --sample leaves records out, and %s keeps them all: use one",
+			   o.full ? "--full" : "--timeline (or --export-trace)");
+		ptrvec_free(&o.sets);
+		return EXIT_USAGE;
+	}
 	struct trace_config cfg;
 	if (!load_config(&cfg, &o)) {
 		ptrvec_free(&o.sets);
@@ -318,6 +332,7 @@ static int run(int argc, char **argv)
 		.timeline = o.timeline,
 		.max_events = o.max_events,
 		.full = o.full,
+		.sample = o.sample,
 		.strict = o.strict,
 		.cupti = o.cupti,
 		.tracer = o.tracer,

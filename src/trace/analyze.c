@@ -284,6 +284,9 @@ static void build_budget(struct ctx *c)
 		b->unattributed += p->unattributed;
 		b->events += p->nevents;
 		b->events_dropped += p->events_dropped;
+		b->sampled_launches += p->sampled_launches;
+		b->recorded_launches += p->recorded_launches;
+		b->sample_windows += p->sample_windows;
 		for (size_t k = 0; k < p->noverhead; k++)
 			b->overhead_ns += p->overhead[k].ns;
 	}

@@ -41,6 +41,10 @@ struct trace_budget {
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns; /* HTA's idle time, over all streams */
 	uint64_t host_wait_n, kernel_wait_n, other_n;
 	uint64_t records, dropped, unattributed, events, events_dropped, overhead_ns;
+	/* kernel sampling (trace_process): launches made while sampling, and of
+	 * them those whose kernels were recorded; kernel figures are estimates
+	 * when sampled_launches > 0 */
+	uint64_t sampled_launches, recorded_launches, sample_windows;
 };
 
 struct trace_device_row {

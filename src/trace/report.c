@@ -283,6 +283,13 @@ static void recording(FILE *out, const struct trace_report *r)
 	if (b->events_dropped)
 		fprintf(out, " (%llu more not kept: --max-events)", (unsigned long long)b->events_dropped);
 	fputs("\n", out);
+	if (b->sampled_launches)
+		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so kernels, copies and "
+			"synchronizations were recorded for %llu of the %llu launches made then (%llu windows) and "
+			"GPU times, counts and idle time there are estimated from them; every call is still counted "
+			"by line, with its host time (without --sample everything is recorded)\n",
+			(unsigned long long)b->recorded_launches, (unsigned long long)b->sampled_launches,
+			(unsigned long long)b->sample_windows);
 }
 
 void trace_report_text(FILE *out, const struct trace_report *r, const struct trace_report_style *st)
@@ -357,6 +364,9 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_object_set_new(bj, "run_ns", json_integer((json_int_t)b->run_ns));
 	json_object_set_new(bj, "gpu_phase_ns", json_integer((json_int_t)b->phase_ns));
 	json_object_set_new(bj, "warmup_ns", json_integer((json_int_t)b->warmup_ns));
+	json_object_set_new(bj, "sampling", json_pack("{s:b, s:I, s:I, s:I}", "estimated", b->sampled_launches > 0,
+		"sampled_launches", (json_int_t)b->sampled_launches, "recorded_launches",
+		(json_int_t)b->recorded_launches, "windows", (json_int_t)b->sample_windows));
 	json_object_set_new(bj, "copies", copy_json(b->copy));
 	json_object_set_new(bj, "idle", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "host_wait_ns",
 		(json_int_t)b->host_wait_ns, "host_wait_count", (json_int_t)b->host_wait_n, "kernel_wait_ns",
@@ -428,6 +438,10 @@ json_t *trace_report_json(const struct trace_report *r)
 			p->py_lines, "cupti", str_or_null(p->cupti_path), "records", (json_int_t)p->records, "dropped",
 			(json_int_t)p->dropped, "unattributed", (json_int_t)p->unattributed, "events",
 			(json_int_t)p->nevents));
+		json_object_set_new(json_array_get(ps, i), "sampling",
+			json_pack("{s:b, s:I, s:I, s:I, s:I}", "sampled", p->sampled, "launches", (json_int_t)p->launches,
+				  "sampled_launches", (json_int_t)p->sampled_launches, "recorded_launches",
+				  (json_int_t)p->recorded_launches, "windows", (json_int_t)p->sample_windows));
 	}
 	json_object_set_new(root, "processes", ps);
 	json_t *th = json_object();

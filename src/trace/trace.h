@@ -37,6 +37,7 @@ struct trace_settings {
 	bool timeline;               /* keep every event (--timeline) */
 	uint64_t max_events;         /* per process; 0: the default (1,000,000) */
 	bool full;                   /* also CUPTI's runtime and driver API records */
+	bool sample;                 /* sample the records of launch-heavy stretches (--sample) */
 	bool strict;                 /* refuse to run untraced */
 	const char *cupti;           /* a libcupti to use, or NULL to search */
 	const char *tracer;          /* the tracer library, or NULL to search */

@@ -160,6 +160,21 @@ static bool parse_counts(struct ctx *c, json_t *o, struct trace_process *p)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!get_u64(c, k, keys[i], dst[i]))
 			return false;
+	/* Sampling of kernels (tracers before it have no "sampling"). */
+	json_t *sm = json_object_get(o, "sampling");
+	if (sm) {
+		if (!json_is_object(sm))
+			return bad(c, "%s: %s", "'sampling' is not an object");
+		if (!get_bool(c, sm, "sampled", &p->sampled) || !get_u64(c, sm, "launches", &p->launches) ||
+		    !get_u64(c, sm, "sampled_launches", &p->sampled_launches) ||
+		    !get_u64(c, sm, "recorded_launches", &p->recorded_launches) ||
+		    !get_u64(c, sm, "windows", &p->sample_windows) ||
+		    !get_u64(c, sm, "recorded_ns", &p->sample_recorded_ns) ||
+		    !get_u64(c, sm, "rate", &p->sample_rate))
+			return false;
+		if (p->recorded_launches > p->sampled_launches || p->sampled_launches > p->launches)
+			return bad(c, "%s: %s", "'sampling' counts more recorded than sampled, or sampled than made, launches");
+	}
 	return true;
 }
 

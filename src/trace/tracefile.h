@@ -112,6 +112,12 @@ struct trace_process {
 	uint64_t records, dropped, unattributed, buffers, nested_driver, strings_dropped,
 		 sites_overflow, kernels_overflow, streams_overflow, gaps_overflow, nvtx_overflow,
 		 events_written, events_dropped;
+	/* Kernel sampling: launches in the run, those made in its sampled
+	 * stretch and those of them whose kernels were recorded (the rest are
+	 * estimated from them), the recording windows, their time, and the
+	 * launch rate that starts it (0: off). */
+	bool sampled;
+	uint64_t launches, sampled_launches, recorded_launches, sample_windows, sample_recorded_ns, sample_rate;
 	const char **strings; size_t nstrings;
 	struct trace_site *sites; size_t nsites;
 	struct trace_site_stats *stats; size_t nstats;

@@ -418,6 +418,57 @@ def test_damaged_traces_are_refused(tmp_path):
     assert run("trace", "show", bad).rc == 2
 
 
+# ---- record sampling (--sample) ----
+# torch_tiny_kernels_sampled: torch_tiny_kernels.py 100000 traced with the
+# first sampling tracer (kernel records only), on the H200 in the call that
+# also traced it with every record: 99,801 kernels estimated from 9,352
+# recorded, against 100,001 recorded in full (fixtures' README).
+
+def test_sampled_fixture_is_diagnosed_and_says_it_estimated():
+    rep = show("torch_tiny_kernels_sampled")
+    found = {(f["rule"], line_no(f["line"])) for f in rep["findings"]}
+    assert ("launch-bound", 9) in found, found
+    b = rep["budget"]
+    assert b["sampling"]["estimated"] is True
+    assert 0 < b["sampling"]["recorded_launches"] < b["sampling"]["sampled_launches"] <= b["launches"]
+    # every launch counted by the callbacks; the kernels estimated from a tenth of them
+    assert b["launches"] >= 100000
+    assert abs(b["kernels"] / b["launches"] - 1) < 0.01
+    (p,) = rep["processes"]
+    assert p["sampling"]["sampled"] is True and p["sampling"]["windows"] > 0
+    r = run("trace", "show", "--lines", "3", fixture("torch_tiny_kernels_sampled"))
+    assert r.rc == 0 and "Sampled: launches came faster than CUPTI records cheaply" in r.out
+    assert "estimated" in r.out
+
+
+def test_unsampled_traces_say_nothing_of_sampling():
+    rep = show("torch_tiny_kernels")
+    assert rep["budget"]["sampling"]["estimated"] is False
+    assert "Sampled:" not in run("trace", "show", fixture("torch_tiny_kernels")).out
+
+
+def test_sampling_counts_that_cannot_be_are_refused(tmp_path):
+    doc = json.loads(fixture("torch_tiny_kernels_sampled").read_text())
+    s = doc["processes"][0]["sampling"]
+    s["recorded_launches"] = s["sampled_launches"] + 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    r = run("trace", "show", bad)
+    assert r.rc == 2 and str(bad) in r.err and "'sampling' counts more recorded than sampled" in r.err
+    doc["processes"][0]["sampling"] = []
+    bad.write_text(json.dumps(doc))
+    r = run("trace", "show", bad)
+    assert r.rc == 2 and "'sampling' is not an object" in r.err
+
+
+def test_sample_is_refused_beside_options_that_keep_every_record():
+    for extra in (["--timeline"], ["--full"], ["--export-trace", "x.json"]):
+        r = run("trace", "--sample", *extra, "--", "true")
+        assert r.rc == 2 and "--sample leaves records out" in r.err, (extra, r)
+    r = run("trace", "show", "--sample", fixture("torch_tiny_kernels"))
+    assert r.rc == 2 and "--sample" in r.err
+
+
 # ---- the Chrome-trace export ----
 
 def export(name, tmp_path):

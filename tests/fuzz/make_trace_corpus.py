@@ -22,7 +22,7 @@ def write(path, data):
 
 
 def main():
-    for name in ("cupy_roundtrip", "torch_pinned_copy", "nvtx_fallback", "cupy_crash"):
+    for name in ("cupy_roundtrip", "torch_pinned_copy", "nvtx_fallback", "cupy_crash", "torch_tiny_kernels_sampled"):
         doc = json.load(open(os.path.join(FIX, name + ".json")))
         p = doc["processes"][0]
         events = p.pop("events", [])

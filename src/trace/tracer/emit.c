@@ -49,10 +49,32 @@ static void jcstr(FILE *f, const char *s)
 		jstr(f, s, strlen(s));
 }
 
+/* Sampling (inject.c): what was recorded while sampling stands for all
+ * the calls made then. An operation's weight: its calls made while sampling
+ * per call made while recording; 1 when the run was never sampled. */
+static double weight_of(const uint64_t *calls, const uint64_t *on, int op)
+{
+	return on[op] ? (double)calls[op] / (double)on[op] : 1.0;
+}
+
+static double sample_weight(int op)
+{
+	return weight_of(t.calls_s, t.calls_s_on, op);
+}
+
+/* total, of which part was recorded while sampling: the estimate. */
+static unsigned long long scaled(uint64_t total, uint64_t part, double w)
+{
+	return (unsigned long long)((double)total + (double)part * (w - 1.0) + 0.5);
+}
+
 static uint64_t device_busy(struct device_stats *d)
 {
 	busy_flush(d);
-	return d->busy + (d->have_run ? d->run_end - d->run_start : 0);
+	uint64_t busy = d->busy + (d->have_run ? d->run_end - d->run_start : 0);
+	return (uint64_t)((double)busy + (double)d->kernel_ns_s * (sample_weight(OP_LAUNCH) - 1.0) +
+			  (double)d->memcpy_ns_s * (sample_weight(OP_MEMCPY) - 1.0) +
+			  (double)d->memset_ns_s * (sample_weight(OP_MEMSET) - 1.0) + 0.5);
 }
 
 static void emit_site_stats(FILE *f)
@@ -79,21 +101,37 @@ static void emit_site_stats(FILE *f)
 				(unsigned long long)s->api[op].n, (unsigned long long)s->api[op].ns);
 			fa = 0;
 		}
-		fprintf(f, "},\"kernel\":[%llu,%llu,%llu],\"copy\":[", (unsigned long long)s->kernel.n,
-			(unsigned long long)s->kernel.ns, (unsigned long long)s->kernel_short);
+		/* This line's launches while sampling per launch recorded then;
+		 * a line none of whose sampled launches was recorded gets one
+		 * kernel per launch at its recorded kernels' mean time. */
+		unsigned long long kn, kns, kshort;
+		uint64_t ls = s->calls_s[OP_LAUNCH];
+		if (s->calls_s_on[OP_LAUNCH]) {
+			double w = weight_of(s->calls_s, s->calls_s_on, OP_LAUNCH);
+			kn = scaled(s->kernel.n, s->kernel_s.n, w);
+			kns = scaled(s->kernel.ns, s->kernel_s.ns, w);
+			kshort = scaled(s->kernel_short, s->kernel_short_s, w);
+		} else {
+			kn = s->kernel.n + ls;
+			kns = s->kernel.ns + (s->kernel.n ? ls * (s->kernel.ns / s->kernel.n) : 0);
+			kshort = s->kernel_short + (s->kernel.n ? ls * s->kernel_short / s->kernel.n : 0);
+		}
+		double wc = weight_of(s->calls_s, s->calls_s_on, OP_MEMCPY);
+		double wm = weight_of(s->calls_s, s->calls_s_on, OP_MEMSET);
+		fprintf(f, "},\"kernel\":[%llu,%llu,%llu],\"copy\":[", kn, kns, kshort);
 		int fc = 1;
 		for (int d = 0; d < DIR_COUNT; d++)
 			for (int h = 0; h < HK_COUNT; h++) {
-				const struct copystat *c = &s->copy[d][h];
+				const struct copystat *c = &s->copy[d][h], *cs = &s->copy_s[d][h];
 				if (!c->n)
 					continue;
 				fprintf(f, "%s[%d,%d,%llu,%llu,%llu,%llu]", fc ? "" : ",", d, h,
-					(unsigned long long)c->n, (unsigned long long)c->bytes,
-					(unsigned long long)c->ns, (unsigned long long)c->sync);
+					scaled(c->n, cs->n, wc), scaled(c->bytes, cs->bytes, wc),
+					scaled(c->ns, cs->ns, wc), scaled(c->sync, cs->sync, wc));
 				fc = 0;
 			}
-		fprintf(f, "],\"memset\":[%llu,%llu,%llu]}", (unsigned long long)s->memset.n,
-			(unsigned long long)s->memset.bytes, (unsigned long long)s->memset.ns);
+		fprintf(f, "],\"memset\":[%llu,%llu,%llu]}", scaled(s->memset.n, s->memset_s.n, wm),
+			scaled(s->memset.bytes, s->memset_s.bytes, wm), scaled(s->memset.ns, s->memset_s.ns, wm));
 	}
 	fputs("]", f);
 }
@@ -187,6 +225,18 @@ void emit_summary(void)
 	fprintf(f, "},\n\"clock\":{\"start\":%llu,\"first\":%llu,\"last\":%llu,\"end\":%llu},\n",
 		(unsigned long long)t.t_start, (unsigned long long)t.t_first, (unsigned long long)t.t_last,
 		(unsigned long long)now_ns());
+	fprintf(f, "\"sampling\":{\"sampled\":%s,\"launches\":%llu,\"sampled_launches\":%llu,"
+		"\"recorded_launches\":%llu,\"since\":%llu,\"windows\":%llu,\"recorded_ns\":%llu,"
+		"\"rate\":%llu,\"period_ns\":%llu,\"on_ns\":%llu},\n",
+		t.calls_s[OP_LAUNCH] ? "true" : "false", (unsigned long long)t.launches,
+		(unsigned long long)t.calls_s[OP_LAUNCH], (unsigned long long)t.calls_s_on[OP_LAUNCH],
+		(unsigned long long)t.sampling_since, (unsigned long long)t.sample_windows,
+		(unsigned long long)t.sample_on_total, (unsigned long long)(t.sample ? t.sample_rate : 0),
+		(unsigned long long)t.sample_period_ns, (unsigned long long)t.sample_on_ns);
+	fputs("\"unmatched\":[", f);
+	for (uint64_t i = 0; i < t.unattributed && i < 8; i++)
+		fprintf(f, "%s[%u,%u]", i ? "," : "", t.unmatched[i][0], t.unmatched[i][1]);
+	fputs("],\n", f);
 	fprintf(f, "\"counts\":{\"records\":%llu,\"dropped\":%llu,\"unattributed\":%llu,\"buffers\":%llu,"
 		"\"nested_driver\":%llu,\"strings_dropped\":%llu,\"sites_overflow\":%llu,"
 		"\"kernels_overflow\":%llu,\"streams_overflow\":%llu,\"gaps_overflow\":%llu,"
@@ -214,11 +264,12 @@ void emit_summary(void)
 	}
 	fputs("]", f);
 	emit_site_stats(f);
+	double w = sample_weight(OP_LAUNCH), wc = sample_weight(OP_MEMCPY), wm = sample_weight(OP_MEMSET);
 	fputs(",\n\"kernels\":[", f);
 	for (uint32_t i = 0; i < t.nkernels; i++) {
 		const struct kernel_stats *k = &t.kernels[i];
-		fprintf(f, "%s[%u,%llu,%llu,%llu,%llu]", i ? ",\n" : "", k->name, (unsigned long long)k->n,
-			(unsigned long long)k->ns, (unsigned long long)(k->n ? k->min : 0),
+		fprintf(f, "%s[%u,%llu,%llu,%llu,%llu]", i ? ",\n" : "", k->name, scaled(k->n, k->n_s, w),
+			scaled(k->ns, k->ns_s, w), (unsigned long long)(k->n ? k->min : 0),
 			(unsigned long long)k->max);
 	}
 	fputs("],\n\"streams\":[", f);
@@ -228,10 +279,11 @@ void emit_summary(void)
 			"\"host_wait\":[%llu,%llu],\"kernel_wait\":[%llu,%llu],\"other\":[%llu,%llu],"
 			"\"warmup\":[%llu,%llu]}",
 			i ? ",\n" : "", s->device, s->stream, (unsigned long long)s->events,
-			(unsigned long long)s->busy_ns, (unsigned long long)s->host_wait_n,
-			(unsigned long long)s->host_wait_ns, (unsigned long long)s->kernel_wait_n,
-			(unsigned long long)s->kernel_wait_ns, (unsigned long long)s->other_n,
-			(unsigned long long)s->other_ns, (unsigned long long)s->warmup_n,
+			(unsigned long long)((double)scaled(s->busy_ns, s->busy_s, w) +
+					     (double)s->busy_copy_s * (wc - 1.0)), scaled(s->host_wait_n, s->gap_s[0][0], w),
+			scaled(s->host_wait_ns, s->gap_s[0][1], w), scaled(s->kernel_wait_n, s->gap_s[1][0], w),
+			scaled(s->kernel_wait_ns, s->gap_s[1][1], w), scaled(s->other_n, s->gap_s[2][0], w),
+			scaled(s->other_ns, s->gap_s[2][1], w), (unsigned long long)s->warmup_n,
 			(unsigned long long)s->warmup_ns);
 	}
 	fputs("],\n\"devices\":[", f);
@@ -243,9 +295,9 @@ void emit_summary(void)
 		fprintf(f, "%s{\"id\":%u,\"kernels\":%llu,\"kernel_ns\":%llu,\"memcpys\":%llu,\"memcpy_ns\":%llu,"
 			"\"memsets\":%llu,\"memset_ns\":%llu,\"busy_ns\":%llu,\"first\":%llu,\"last\":%llu,"
 			"\"mem_peak\":%lld,\"mem_now\":%lld,\"allocs\":%llu,\"frees\":%llu}",
-			first ? "" : ",\n", i, (unsigned long long)d->kernels, (unsigned long long)d->kernel_ns,
-			(unsigned long long)d->memcpys, (unsigned long long)d->memcpy_ns,
-			(unsigned long long)d->memsets, (unsigned long long)d->memset_ns,
+			first ? "" : ",\n", i, scaled(d->kernels, d->kernels_s, w), scaled(d->kernel_ns, d->kernel_ns_s, w),
+			scaled(d->memcpys, d->memcpys_s, wc), scaled(d->memcpy_ns, d->memcpy_ns_s, wc),
+			scaled(d->memsets, d->memsets_s, wm), scaled(d->memset_ns, d->memset_ns_s, wm),
 			(unsigned long long)device_busy(d), (unsigned long long)d->first,
 			(unsigned long long)d->last, (long long)d->mem_peak, (long long)d->mem_now,
 			(unsigned long long)d->allocs, (unsigned long long)d->frees);
@@ -260,8 +312,8 @@ void emit_summary(void)
 		static const char *const classes[GAP_CLASSES] = {"short", "long", "warmup"};
 		fprintf(f, "%s[%u,\"%s\",%u,\"%s\",%llu,%llu,%llu]", first ? "" : ",\n", g->prev_site,
 			op_names[g->prev_op < OP_COUNT ? g->prev_op : 0], g->next_site,
-			classes[g->cls < GAP_CLASSES ? g->cls : 0], (unsigned long long)g->n,
-			(unsigned long long)g->ns, (unsigned long long)g->max_ns);
+			classes[g->cls < GAP_CLASSES ? g->cls : 0], scaled(g->n, g->n_s, w),
+			scaled(g->ns, g->ns_s, w), (unsigned long long)g->max_ns);
 		first = 0;
 	}
 	fputs("],\n\"nvtx_ranges\":[", f);
@@ -279,8 +331,9 @@ void emit_summary(void)
 	for (int i = 0; i < 8; i++) {
 		if (!t.sync_records[i][0])
 			continue;
-		fprintf(f, "%s[%d,%llu,%llu]", first ? "" : ",", i, (unsigned long long)t.sync_records[i][0],
-			(unsigned long long)t.sync_records[i][1]);
+		double ws = sample_weight(OP_SYNC);
+		fprintf(f, "%s[%d,%llu,%llu]", first ? "" : ",", i, scaled(t.sync_records[i][0], t.sync_records_s[i][0], ws),
+			scaled(t.sync_records[i][1], t.sync_records_s[i][1], ws));
 		first = 0;
 	}
 	fputs("],\n\"overhead\":[", f);

@@ -287,7 +287,7 @@ struct stream_stats *stream_get(uint32_t device, uint32_t stream)
 	return s;
 }
 
-void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cls, uint64_t ns)
+void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cls, uint64_t ns, int sampled)
 {
 	uint32_t key[4] = {prev_site, prev_op, next_site, cls};
 	uint32_t h = hash_u32s(key, 4);
@@ -303,6 +303,10 @@ void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cl
 		if (g->prev_site == prev_site && g->prev_op == prev_op && g->next_site == next_site && g->cls == cls) {
 			g->n++;
 			g->ns += ns;
+			if (sampled) {
+				g->n_s++;
+				g->ns_s += ns;
+			}
 			if (ns > g->max_ns)
 				g->max_ns = ns;
 			return;

@@ -32,6 +32,11 @@
 #define BUSY_BATCH 4096u
 #define API_MAX 1024u
 
+/* A ring entry's phase: the low 15 bits of t.phase, and this bit when the
+ * call was made while sampling. Kernels are recorded in even phases. */
+#define PHASE_SAMPLED 0x8000u
+#define PHASE_ON(p) (((p) & 1u) == 0)
+
 /* Site 0: a call with no Python frame (not Python, or a thread of its own);
  * site 1: calls from sites beyond SITE_MAX. */
 #define SITE_NONE 0u
@@ -58,12 +63,19 @@ struct site_stats {
 	struct copystat memset;
 	uint64_t alloc_bytes;
 	uint64_t copy_api_sync;           /* memcpy calls that did not return before the copy ended */
+	/* Sampling (see "record sampling" in inject.c): what of the above fell
+	 * in the sampled stretch of the run. */
+	struct cnt kernel_s;              /* kernels recorded there */
+	uint64_t kernel_short_s;
+	struct copystat copy_s[DIR_COUNT][HK_COUNT];
+	struct copystat memset_s;
+	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls made there; those made while recording */
 };
 
 struct ring_entry {
 	uint32_t corr, site, prev_site;
 	uint8_t op, prev_op;
-	uint16_t pad;
+	uint16_t phase;                   /* t.phase at the call (PHASE_SAMPLED: while sampling) */
 	uint32_t api_ns;                  /* host time of the call (0 while it runs) */
 	uint64_t enter;
 };
@@ -72,6 +84,7 @@ struct kernel_stats {
 	uint32_t name;
 	uint32_t pad;
 	uint64_t n, ns, min, max;
+	uint64_t n_s, ns_s;               /* the part recorded while sampling */
 };
 
 struct stream_stats {
@@ -80,6 +93,9 @@ struct stream_stats {
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns;
 	uint64_t host_wait_n, kernel_wait_n, other_n;
 	uint64_t warmup_ns, warmup_n;     /* the part of host wait that was warm-up */
+	uint64_t busy_s, busy_copy_s;     /* kernel / copy and memset time recorded while sampling */
+	uint64_t gap_s[3][2];             /* host / kernel / other wait recorded while sampling: n, ns */
+	uint16_t last_phase;
 	int have_last;
 };
 
@@ -94,6 +110,8 @@ struct device_stats {
 	int64_t mem_now;                  /* device memory allocated (CUPTI memory records) */
 	int64_t mem_peak;
 	uint64_t allocs, frees;
+	uint64_t kernels_s, kernel_ns_s;  /* the part recorded while sampling */
+	uint64_t memcpys_s, memcpy_ns_s, memsets_s, memset_ns_s;
 };
 
 /* GPU idle time that the host caused: the GPU waited after the previous GPU
@@ -105,6 +123,7 @@ struct gap_stats {
 	uint8_t prev_op, used, cls;       /* cls: enum gap_class */
 	uint8_t pad;
 	uint64_t n, ns, max_ns;
+	uint64_t n_s, ns_s;               /* the part recorded while sampling */
 };
 
 /* What a host-wait gap was: launch overhead (shorter than starved_gap_ns),
@@ -139,6 +158,9 @@ struct tracer {
 	int timeline, full, strict, callbacks;
 	int runtime_api, python_lines; /* diagnostic knobs: 0 leaves that part out */
 	uint64_t max_events, kernel_wait_ns, starved_gap_ns;
+	int sample;                        /* 1: sample kernels when launches come fast */
+	uint64_t sample_rate;              /* launches per second that start sampling */
+	uint64_t sample_period_ns, sample_on_ns;
 	char kinds[256];
 	/* process */
 	int pid, ppid;
@@ -182,6 +204,7 @@ struct tracer {
 	/* correlation */
 	struct ring_entry ring[RING];
 	uint64_t unattributed;
+	uint32_t unmatched[8][2];          /* the first records not matched: their id, the ring's */
 	/* GPU */
 	struct kernel_stats kernels[KERNEL_MAX];
 	uint32_t kernel_hash[KERNEL_MAX * 2];
@@ -199,6 +222,14 @@ struct tracer {
 	struct cnt api_runtime[API_MAX], api_driver[API_MAX];
 	uint64_t overhead[16][2];          /* by CUPTI overhead kind: count, ns */
 	uint64_t records, dropped, buffers, nested_driver;
+	/* kernel sampling: phase is even while kernels are recorded, odd while
+	 * not; sampling says the run is in its sampled stretch */
+	uint16_t phase;
+	int sampling;
+	uint64_t launches;
+	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls while sampling; made while recording */
+	uint64_t sync_records_s[8][2];
+	uint64_t sampling_since, sample_windows, sample_on_total;
 	/* the timeline */
 	int events_fd;
 	char events_buf[1u << 20];
@@ -232,7 +263,7 @@ uint32_t site_current_locked(void); /* the same, t.lock held */
 /* The kernel-name table, the stream and device tables. */
 struct kernel_stats *kernel_get(const char *name);
 struct stream_stats *stream_get(uint32_t device, uint32_t stream);
-void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cls, uint64_t ns);
+void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cls, uint64_t ns, int sampled);
 struct nvtx_stats *nvtx_get(uint32_t domain, uint32_t name, uint32_t site, int mark);
 uint64_t now_ns(void);
 uint32_t thread_id(void);

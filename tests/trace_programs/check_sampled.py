@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Checks the tracer's record sampling on the GPU machine: the same
+launch-heavy program traced with --sample (which samples CUPTI's records once
+launches come faster than sample_launch_rate) and without (every record), in
+one call. The sampled run must say it sampled, count every launch, and
+estimate the kernels' number, GPU time and the GPU's busy time within the
+tolerance of what the exact run recorded.
+
+Usage: check_sampled.py SAMPLED_REPORT.json EXACT_REPORT.json LAUNCHES [--tolerance 0.1]
+Prints one line per check, "ok" or "FAIL", and exits 1 if any failed."""
+import json
+import sys
+
+
+def main():
+    sampled_path, exact_path, launches = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    tol = float(sys.argv[sys.argv.index("--tolerance") + 1]) if "--tolerance" in sys.argv else 0.1
+    s, e = json.load(open(sampled_path)), json.load(open(exact_path))
+    ok = True
+
+    def check(good, what):
+        nonlocal ok
+        print(f"{'ok  ' if good else 'FAIL'} {what}")
+        ok &= bool(good)
+
+    sp = [p.get("sampling", {}) for p in s["processes"]]
+    ep = [p.get("sampling", {}) for p in e["processes"]]
+    sampled = sum(p.get("sampled_launches", 0) for p in sp)
+    recorded = sum(p.get("recorded_launches", 0) for p in sp)
+    check(sampled > 0 and 0 < recorded < sampled,
+          f"default mode sampled: {recorded} of {sampled} launches made while sampling recorded")
+    check(all(not p.get("sampled") for p in ep), "the run without --sample did not sample")
+    for what, key in (("launches counted", "launches"), ("kernels (estimated / recorded)", "kernels"),
+                      ("kernel time (estimated / recorded)", "kernel_ns"), ("GPU busy", "gpu_busy_ns")):
+        a, b = s["budget"][key], e["budget"][key]
+        if key == "launches":
+            good = a >= launches and b >= launches
+            check(good, f"{what}: sampled run {a}, exact run {b}, the program made {launches}+")
+            continue
+        ratio = a / b if b else float("nan")
+        check(b > 0 and abs(ratio - 1) <= tol,
+              f"{what}: sampled {a}, exact {b} (ratio {ratio:.3f}, tolerance {tol:.0%})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
