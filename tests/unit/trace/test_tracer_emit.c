@@ -1,0 +1,224 @@
+/* The tracer's summary writer (src/trace/tracer/emit.c) on states set up
+ * here as the callbacks and record handlers leave them, with no GPU: what a
+ * sampled stretch recorded is scaled to the calls made then (per line and
+ * operation, and for the devices by the run's weights), a line none of
+ * whose sampled launches was recorded gets a kernel per launch at its mean
+ * time, an unsampled run is written as recorded; and what the writer writes
+ * the reader (trace_process_parse) accepts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "trace/tracefile.h"
+#include "trace/tracer/tracer.h"
+
+static char dir[] = "/tmp/gpuopt-emit-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : 1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof path, "%s/%d.json", dir, t.pid);
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
+
+/* A run of one line (site 2, solve.py:12) on device 0, stream 7. */
+static void base_state(void)
+{
+	memset(&t, 0, sizeof t);
+	snprintf(t.dir, sizeof t.dir, "%s", dir);
+	t.pid = 4242;
+	snprintf(t.status, sizeof t.status, "traced");
+	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy");
+	t.sample = 1;
+	t.sample_rate = 20000;
+	t.sample_period_ns = 100000000;
+	t.sample_on_ns = 10000000;
+	uint32_t file = str_intern("/home/u/solve.py", 16), func = str_intern("step", 4);
+	t.nsites = 3;
+	t.sites[2] = (struct site){.file = file, .line = 12, .func = func};
+	struct kernel_stats *k = kernel_get("add_kernel");
+	assert_non_null(k);
+	k->n = 190;
+	k->ns = 190000;
+	k->min = 900;
+	k->max = 1100;
+	struct stream_stats *s = stream_get(0, 7);
+	assert_non_null(s);
+	s->events = 300;
+	s->busy_ns = 300000;
+	s->kernel_wait_n = 100;
+	s->kernel_wait_ns = 200000;
+	t.devices[0].used = 1;
+	t.devices[0].kernels = 190;
+	t.devices[0].kernel_ns = 190000;
+	t.devices[0].memcpys = 110;
+	t.devices[0].memcpy_ns = 55000;
+	t.devices[0].busy = 245000;
+	t.launches = 1000;
+	struct site_stats *st = &t.stats[2];
+	st->api[OP_LAUNCH].n = 1000;
+	st->api[OP_LAUNCH].ns = 5000000;
+	st->api[OP_MEMCPY].n = 110;
+	st->api[OP_MEMCPY].ns = 600000;
+	st->kernel.n = 190;
+	st->kernel.ns = 190000;
+	st->copy[DIR_H2D][HK_PAGEABLE] = (struct copystat){.n = 110, .bytes = 110 * 4096, .ns = 55000, .sync = 110};
+}
+
+/* Of the 1,000 launches, 900 were made while sampling and 90 of those
+ * recorded (weight 10); of the 110 copies, 100 and 10 (weight 10). */
+static void sampled_state(void)
+{
+	base_state();
+	struct site_stats *st = &t.stats[2];
+	st->kernel_s = (struct cnt){.n = 90, .ns = 90000};
+	st->calls_s[OP_LAUNCH] = 900;
+	st->calls_s_on[OP_LAUNCH] = 90;
+	st->calls_s[OP_MEMCPY] = 100;
+	st->calls_s_on[OP_MEMCPY] = 10;
+	st->copy_s[DIR_H2D][HK_PAGEABLE] = (struct copystat){.n = 10, .bytes = 10 * 4096, .ns = 5000, .sync = 10};
+	memcpy(t.calls_s, st->calls_s, sizeof t.calls_s);
+	memcpy(t.calls_s_on, st->calls_s_on, sizeof t.calls_s_on);
+	t.kernels[0].n_s = 90;
+	t.kernels[0].ns_s = 90000;
+	t.devices[0].kernels_s = 90;
+	t.devices[0].kernel_ns_s = 90000;
+	t.devices[0].memcpys_s = 10;
+	t.devices[0].memcpy_ns_s = 5000;
+	struct stream_stats *s = stream_get(0, 7);
+	s->busy_s = 90000;
+	s->busy_copy_s = 5000;
+	s->gap_s[1][0] = 50;
+	s->gap_s[1][1] = 100000;
+	t.sampling_since = 1;
+	t.sample_windows = 9;
+	t.sample_on_total = 90000000;
+}
+
+/* Writes the summary and reads it back with gpuopt's own reader. */
+static void emit_and_read(struct trace_process *p)
+{
+	emit_summary();
+	char path[128];
+	snprintf(path, sizeof path, "%s/%d.json", dir, t.pid);
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err);
+	assert_non_null(doc);
+	char *why = NULL;
+	memset(p, 0, sizeof *p);
+	bool ok = trace_process_parse(doc, p, &why);
+	if (!ok)
+		fprintf(stderr, "%s\n", why);
+	assert_true(ok);
+	json_decref(doc);
+}
+
+static const struct trace_site_stats *site2(const struct trace_process *p)
+{
+	for (size_t i = 0; i < p->nstats; i++)
+		if (p->stats[i].site == 2)
+			return &p->stats[i];
+	fail_msg("no stats for site 2");
+	return NULL;
+}
+
+static void test_sampled_stretch_is_scaled_to_the_calls_made(void **state)
+{
+	(void)state;
+	sampled_state();
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_true(p.sampled);
+	assert_int_equal(p.launches, 1000);
+	assert_int_equal(p.sampled_launches, 900);
+	assert_int_equal(p.recorded_launches, 90);
+	assert_int_equal(p.sample_windows, 9);
+	const struct trace_site_stats *s = site2(&p);
+	/* 100 recorded before sampling, 90 recorded standing for 900 */
+	assert_int_equal(s->kernels, 1000);
+	assert_int_equal(s->kernel_ns, 1000000);
+	assert_int_equal(s->api_n[OP_LAUNCH], 1000); /* counted, not estimated */
+	const struct trace_copy *c = &s->copy[DIR_H2D][HK_PAGEABLE];
+	assert_int_equal(c->n, 200);
+	assert_int_equal(c->bytes, 200 * 4096);
+	assert_int_equal(c->ns, 100000);
+	assert_int_equal(c->sync, 200);
+	assert_int_equal(p.nkernels, 1);
+	assert_int_equal(p.kernels[0].n, 1000);
+	assert_int_equal(p.kernels[0].ns, 1000000);
+	assert_int_equal(p.kernels[0].min, 900); /* extremes are what was seen */
+	assert_int_equal(p.ndevices, 1);
+	assert_int_equal(p.devices[0].kernels, 1000);
+	assert_int_equal(p.devices[0].kernel_ns, 1000000);
+	assert_int_equal(p.devices[0].memcpys, 200);
+	assert_int_equal(p.devices[0].memcpy_ns, 100000);
+	/* busy: 245,000 recorded + 90,000 x 9 of kernels + 5,000 x 9 of copies */
+	assert_int_equal(p.devices[0].busy_ns, 245000 + 810000 + 45000);
+	assert_int_equal(p.nstreams, 1);
+	assert_int_equal(p.streams[0].busy_ns, 300000 + 810000 + 45000);
+	assert_int_equal(p.streams[0].kernel_wait_n, 100 + 50 * 9);
+	assert_int_equal(p.streams[0].kernel_wait_ns, 200000 + 100000 * 9);
+	trace_process_clear(&p);
+}
+
+static void test_line_with_no_recorded_sampled_launch_gets_its_mean(void **state)
+{
+	(void)state;
+	sampled_state();
+	/* this line's 900 sampled launches all fell between windows */
+	struct site_stats *st = &t.stats[2];
+	st->calls_s_on[OP_LAUNCH] = 0;
+	st->kernel_s = (struct cnt){0, 0};
+	st->kernel.n = 100;
+	st->kernel.ns = 100000;
+	struct trace_process p;
+	emit_and_read(&p);
+	const struct trace_site_stats *s = site2(&p);
+	assert_int_equal(s->kernels, 100 + 900);
+	assert_int_equal(s->kernel_ns, 100000 + 900 * 1000);
+	trace_process_clear(&p);
+}
+
+static void test_unsampled_run_is_written_as_recorded(void **state)
+{
+	(void)state;
+	base_state();
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_false(p.sampled);
+	assert_int_equal(p.sampled_launches, 0);
+	const struct trace_site_stats *s = site2(&p);
+	assert_int_equal(s->kernels, 190);
+	assert_int_equal(s->kernel_ns, 190000);
+	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].n, 110);
+	assert_int_equal(p.devices[0].busy_ns, 245000);
+	assert_int_equal(p.streams[0].kernel_wait_ns, 200000);
+	trace_process_clear(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampled_stretch_is_scaled_to_the_calls_made),
+		cmocka_unit_test(test_line_with_no_recorded_sampled_launch_gets_its_mean),
+		cmocka_unit_test(test_unsampled_run_is_written_as_recorded),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
