@@ -242,6 +242,53 @@ def test_a_crashing_program_still_leaves_its_trace(tmp_path, how, flush, sig):
         assert "last periodic save" in t.out
 
 
+QUIET_THEN_KILLED = """import nvtx, os, signal, time
+with nvtx.annotate("start", domain="test"):  # the tracer starts, and saves this soon after
+    pass
+time.sleep(0.6)
+for i in range(7):
+    with nvtx.annotate("step", domain="test"):
+        pass
+time.sleep(1.0)  # quiet, well before the next 2 s periodic save
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@no_gpu_only
+def test_a_process_killed_after_going_quiet_leaves_its_trace(tmp_path):
+    """SIGKILL cannot be caught: what is left is the summary the tracer wrote
+    when the process went quiet (as a pool worker does between its last task
+    and multiprocessing's terminate)."""
+    (tmp_path / "quiet.py").write_text(QUIET_THEN_KILLED)
+    r, rep = report(["--", venv_python(), str(tmp_path / "quiet.py")], cwd=tmp_path)
+    assert r.rc == 1 and rep["exit"]["signal"] == 9, r
+    (p,) = rep["processes"]
+    assert p["flush"] == "periodic"
+    assert [n["count"] for n in rep["nvtx"] if n["name"] == "step"] == [7]
+
+
+POOL = """import multiprocessing as mp
+def work(i):
+    import nvtx
+    for _ in range(3):
+        with nvtx.annotate("task", domain="test"):
+            pass
+    return i
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(2) as pool:  # leaving it terminates the workers
+        print(sum(pool.map(work, range(4))) + 22)
+"""
+
+
+@no_gpu_only
+def test_pool_workers_terminated_after_their_tasks_are_traced(tmp_path):
+    (tmp_path / "pool.py").write_text(POOL)
+    r, rep = report(["--", venv_python(), str(tmp_path / "pool.py")], cwd=tmp_path)
+    assert "28" in r.err, r
+    assert len(rep["processes"]) == 2, rep["processes"]
+    assert sum(n["count"] for n in rep["nvtx"] if n["name"] == "task") == 12
+
+
 MULTI = """import multiprocessing as mp
 def work(i):
     import nvtx

@@ -355,6 +355,27 @@ static void flush_all(const char *why, int forced)
 	tls.busy--;
 }
 
+/* The summary of what is in hand, before CUPTI is asked for its buffers:
+ * at a signal, the thread it stopped may be one that CUPTI's flush needs,
+ * or hold t.lock (it is frozen in the handler, so the tables do not move:
+ * after half a second they are read without the lock). */
+static void write_in_hand(const char *why)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 500000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	int locked = pthread_mutex_timedlock(&t.lock, &until) == 0;
+	snprintf(t.flush_reason, sizeof t.flush_reason, "%s", why);
+	events_write_out();
+	emit_summary();
+	if (locked)
+		pthread_mutex_unlock(&t.lock);
+}
+
 static void at_exit(void)
 {
 	if (t.finalized || t.forked)
@@ -382,13 +403,14 @@ static void *flusher(void *arg)
 			int sig = 0;
 			if (read(wake_fd[0], &sig, sizeof sig) == (ssize_t)sizeof sig) {
 				t.signal = sig;
+				write_in_hand("signal");
 				flush_all("signal", 1);
 				t.finalized = 1;
 				sem_post(&flushed);
 			}
 			continue;
 		}
-		uint64_t gen = t.records + t.t_last, now = now_ns();
+		uint64_t gen = t.records + t.t_last + t.nvtx_calls, now = now_ns();
 		int quiet = gen == last;
 		last = gen;
 		if (gen != seen && (quiet || now - written_at >= 2000000000ull)) {
@@ -454,6 +476,23 @@ static void in_child(void)
 	t.events_fd = -1;
 }
 
+/* Starts a detached thread of the tracer's own, which takes no signal.
+ * False when it could not be started. */
+static int start_thread(void *(*fn)(void *))
+{
+	pthread_t th;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int ok = pthread_create(&th, &a, fn, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return ok;
+}
+
 static void core_init_once(void)
 {
 	t.events_fd = -1;
@@ -469,16 +508,7 @@ static void core_init_once(void)
 		events_open();
 	if (pipe2(wake_fd, O_CLOEXEC) == 0) {
 		sem_init(&flushed, 0, 0);
-		pthread_t th;
-		pthread_attr_t a;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal */
-		pthread_create(&th, &a, flusher, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pthread_attr_destroy(&a);
+		start_thread(flusher);
 	}
 	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
@@ -1113,17 +1143,8 @@ static void start_sampler(void)
 {
 	if (!t.sample || !p_cuptiActivityDisable || !kind_on("kernel"))
 		return;
-	pthread_t th;
-	pthread_attr_t a;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&th, &a, sampler, NULL) != 0)
+	if (!start_thread(sampler))
 		t.sample = 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&a);
 }
 
 /* ---- start ---- */

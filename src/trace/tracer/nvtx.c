@@ -87,6 +87,7 @@ static int recording(void)
 static void account(uint32_t domain, uint32_t name, uint32_t site, uint64_t start, uint64_t end, int mark)
 {
 	pthread_mutex_lock(&t.lock);
+	t.nvtx_calls++;
 	struct nvtx_stats *s = nvtx_get(domain, name, site, mark);
 	if (s) {
 		s->n++;

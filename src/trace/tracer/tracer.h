@@ -222,6 +222,7 @@ struct tracer {
 	struct cnt api_runtime[API_MAX], api_driver[API_MAX];
 	uint64_t overhead[16][2];          /* by CUPTI overhead kind: count, ns */
 	uint64_t records, dropped, buffers, nested_driver;
+	uint64_t nvtx_calls;               /* ranges and markers counted (the flusher's sign of work) */
 	/* kernel sampling: phase is even while kernels are recorded, odd while
 	 * not; sampling says the run is in its sampled stretch */
 	uint16_t phase;
