@@ -14,7 +14,7 @@ and CUDA activities), measured in --rounds interleaved rounds in a shuffled
 order; and once, what the parts of gpuopt's tracer cost: trace_sample
 (--sample: above 20,000 launches a second, records 10 ms in every 100, the
 rest estimated), trace_sample_all (the same with allocation records sampled
-too), trace_timeline
+too), trace_sample_5ms (windows of 5 ms), trace_timeline
 (--timeline), trace_kernels_only (only kernel, copy and memset records),
 trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks and Python
 lines, no CUPTI activity records), trace_activity_only
@@ -107,6 +107,7 @@ MODES = {
     "torch_profiler": ([], {}, "torch"),
     "trace_sample": (["TRACE", "--sample"], {}, "plain"),
     "trace_sample_all": (["TRACE", "--sample"], {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
+    "trace_sample_5ms": (["TRACE", "--sample", "--set", "sample_window_ms=5"], {}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     "trace_kernels_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
     "trace_callbacks_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
@@ -123,9 +124,9 @@ for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
 MAIN = ["plain", "trace", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
-    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
+    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
                            "trace_records_kernel"]),
-    "torch_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
+    "torch_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
                             "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
                             "trace_nothing_on", "torch_profiler_stack",
                             *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",

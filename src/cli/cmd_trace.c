@@ -53,9 +53,10 @@ static const char help[] =
 	"                          (more overhead; default: only the calls that matter)\n"
 	"      --sample            while launches come faster than sample_launch_rate per\n"
 	"                          second (20,000), record kernels, copies and synchronizes\n"
-	"                          10 ms in every 100 and estimate the rest from them (every\n"
-	"                          call is still counted by line): less overhead on loops of\n"
-	"                          tiny kernels; not with --timeline or --full\n"
+	"                          10 ms (sample_window_ms) in every 100 (sample_period_ms)\n"
+	"                          and estimate the rest from them (every call is still\n"
+	"                          counted by line): less overhead on loops of tiny kernels;\n"
+	"                          not with --timeline or --full\n"
 	"      --cupti PATH        the libcupti to load (default: the program's own, the\n"
 	"                          nvidia cupti wheel, $CUDA_HOME, /usr/local/cuda*)\n"
 	"      --strict            exit 2 instead of running the program untraced when it\n"
@@ -323,6 +324,13 @@ static int run(int argc, char **argv)
 	}
 	struct trace_config cfg;
 	if (!load_config(&cfg, &o)) {
+		ptrvec_free(&o.sets);
+		return EXIT_USAGE;
+	}
+	if (o.sample && !(cfg.th[TH_SAMPLE_WINDOW_MS] >= 1 && cfg.th[TH_SAMPLE_WINDOW_MS] < cfg.th[TH_SAMPLE_PERIOD_MS])) {
+		diag_error("trace: --sample: sample_window_ms (%g) must be at least 1 and shorter than sample_period_ms (%g)",
+			   cfg.th[TH_SAMPLE_WINDOW_MS], cfg.th[TH_SAMPLE_PERIOD_MS]);
+		trace_config_free(&cfg);
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}

@@ -13,6 +13,7 @@ const char *const trace_threshold_names[TH_COUNT] = {
 	"roundtrip_min_count", "roundtrip_max_bytes", "pageable_min_bytes", "sync_min_count",
 	"launch_min_count", "launch_short_share", "starved_min_gap_us", "alloc_min_count",
 	"memory_near_capacity", "fallback_min_count", "sample_launch_rate",
+	"sample_window_ms", "sample_period_ms",
 };
 
 const char *const trace_rule_names[R_COUNT] = {

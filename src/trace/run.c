@@ -516,12 +516,15 @@ struct trace *trace_run(const struct trace_settings *s, char **why)
 			extra[nextra++] = xasprintf("NVTX_INJECTION64_PATH=%s", tracer);
 		extra[nextra++] = xasprintf("GPUOPT_TRACE_DIR=%s", dirpath);
 		extra[nextra++] = xasprintf("GPUOPT_TRACE_OPTS=timeline=%d,max_events=%llu,full=%d,strict=%d,"
-					    "kernel_wait_ns=%llu,starved_gap_ns=%llu,sample=%d,sample_rate=%llu",
+					    "kernel_wait_ns=%llu,starved_gap_ns=%llu,sample=%d,sample_rate=%llu,"
+					    "sample_on_ms=%llu,sample_period_ms=%llu",
 					    s->timeline, (unsigned long long)(s->max_events ? s->max_events : 1000000),
 					    s->full, s->strict,
 					    (unsigned long long)(s->config->th[TH_KERNEL_WAIT_GAP_US] * 1000),
 					    (unsigned long long)(s->config->th[TH_STARVED_MIN_GAP_US] * 1000),
-					    s->sample, (unsigned long long)s->config->th[TH_SAMPLE_LAUNCH_RATE]);
+					    s->sample, (unsigned long long)s->config->th[TH_SAMPLE_LAUNCH_RATE],
+					    (unsigned long long)s->config->th[TH_SAMPLE_WINDOW_MS],
+					    (unsigned long long)s->config->th[TH_SAMPLE_PERIOD_MS]);
 		if (s->cupti) {
 			char *real = realpath(s->cupti, NULL);
 			extra[nextra++] = xasprintf("GPUOPT_TRACE_CUPTI=%s", real ? real : s->cupti);

@@ -514,6 +514,9 @@ def test_sample_is_refused_beside_options_that_keep_every_record():
         assert r.rc == 2 and "--sample leaves records out" in r.err, (extra, r)
     r = run("trace", "show", "--sample", fixture("torch_tiny_kernels"))
     assert r.rc == 2 and "--sample" in r.err
+    for sets in (["sample_window_ms=0"], ["sample_window_ms=100"], ["sample_period_ms=5"]):
+        r = run("trace", "--sample", "--set", sets[0], "--", "true")
+        assert r.rc == 2 and "sample_window_ms" in r.err and "shorter than sample_period_ms" in r.err, (sets, r)
 
 
 # ---- the Chrome-trace export ----
