@@ -189,6 +189,20 @@ FAKELIB = """import nvtx
 def slow_op():
     with nvtx.annotate("EXECUTE_SLOW", domain="cudf_pandas"):
         pass
+def deep_op(depth):  # a library that calls itself before the range: many library frames
+    if depth:
+        return deep_op(depth - 1)
+    with nvtx.annotate("DEEP", domain="test"):
+        pass
+"""
+DEEP_PROGRAM = """import sys
+sys.path.insert(0, sys.argv[1])
+import fakelib
+def user(n):  # under the user's line, 2 or 20 library frames
+    fakelib.deep_op(n)
+def nest(k):
+    return nest(k - 1) if k else (user(2), user(20))
+nest(30)
 """
 
 
@@ -206,6 +220,11 @@ def test_lines_are_charged_outside_installed_libraries(tmp_path):
     (row,) = [n for n in rep["nvtx"] if n["name"] == "EXECUTE_SLOW"]
     assert row["count"] == 5
     assert row["line"] == "user.py:5 via fakelib/__init__.py:3 slow_op", row
+    # the user's frame found below more library frames than the tracer reads first (8)
+    (tmp_path / "deep.py").write_text(DEEP_PROGRAM)
+    r, rep = report(["--", venv_python(), str(tmp_path / "deep.py"), str(root)], cwd=tmp_path)
+    rows = [n for n in rep["nvtx"] if n["name"] == "DEEP"]
+    assert [(n["count"], n["line"]) for n in rows] == [(2, "deep.py:5 (user) via fakelib/__init__.py:7 deep_op")], rows
 
 
 CRASH = """import nvtx, os, signal, sys, time

@@ -214,8 +214,10 @@ uint32_t site_current_locked(void)
 {
 	if (!t.py_ok || !t.python_lines)
 		return SITE_NONE;
+	/* The user's frame is nearly always among the innermost few: read 8,
+	 * and the rest of the stack (up to 96) only when they are all library. */
 	struct pyframe fr[96];
-	int n = pyframe_walk(fr, 96);
+	int n = pyframe_walk(fr, 8);
 	if (n <= 0)
 		return SITE_NONE;
 	int user = -1;
@@ -226,6 +228,8 @@ uint32_t site_current_locked(void)
 			user = i;
 			break;
 		}
+		if (i == 7 && n == 8)
+			n = pyframe_walk(fr, 96);
 	}
 	if (user < 0) { /* only library frames: charge the innermost */
 		user = 0;
