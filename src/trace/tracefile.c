@@ -160,21 +160,25 @@ static bool parse_counts(struct ctx *c, json_t *o, struct trace_process *p)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!get_u64(c, k, keys[i], dst[i]))
 			return false;
-	/* Sampling of kernels (tracers before it have no "sampling"). */
+	return true;
+}
+
+/* Record sampling (--sample); summaries of tracers before it have none. */
+static bool parse_sampling(struct ctx *c, json_t *o, struct trace_process *p)
+{
 	json_t *sm = json_object_get(o, "sampling");
-	if (sm) {
-		if (!json_is_object(sm))
-			return bad(c, "%s: %s", "'sampling' is not an object");
-		if (!get_bool(c, sm, "sampled", &p->sampled) || !get_u64(c, sm, "launches", &p->launches) ||
-		    !get_u64(c, sm, "sampled_launches", &p->sampled_launches) ||
-		    !get_u64(c, sm, "recorded_launches", &p->recorded_launches) ||
-		    !get_u64(c, sm, "windows", &p->sample_windows) ||
-		    !get_u64(c, sm, "recorded_ns", &p->sample_recorded_ns) ||
-		    !get_u64(c, sm, "rate", &p->sample_rate))
-			return false;
-		if (p->recorded_launches > p->sampled_launches || p->sampled_launches > p->launches)
-			return bad(c, "%s: %s", "'sampling' counts more recorded than sampled, or sampled than made, launches");
-	}
+	if (!sm)
+		return true;
+	if (!json_is_object(sm))
+		return bad(c, "%s: %s", "'sampling' is not an object");
+	if (!get_bool(c, sm, "sampled", &p->sampled) || !get_u64(c, sm, "launches", &p->launches) ||
+	    !get_u64(c, sm, "sampled_launches", &p->sampled_launches) ||
+	    !get_u64(c, sm, "recorded_launches", &p->recorded_launches) ||
+	    !get_u64(c, sm, "windows", &p->sample_windows) ||
+	    !get_u64(c, sm, "recorded_ns", &p->sample_recorded_ns) || !get_u64(c, sm, "rate", &p->sample_rate))
+		return false;
+	if (p->recorded_launches > p->sampled_launches || p->sampled_launches > p->launches)
+		return bad(c, "%s: %s", "'sampling' counts more recorded than sampled, or sampled than made, launches");
 	return true;
 }
 
@@ -248,7 +252,7 @@ static bool parse_header(struct ctx *c, json_t *o, struct trace_process *p)
 	if (!get_u64(c, k, "start", &p->t_start) || !get_u64(c, k, "first", &p->t_first) ||
 	    !get_u64(c, k, "last", &p->t_last) || !get_u64(c, k, "end", &p->t_end))
 		return false;
-	return parse_counts(c, o, p);
+	return parse_counts(c, o, p) && parse_sampling(c, o, p);
 }
 
 static bool parse_tables(struct ctx *c, json_t *o, struct trace_process *p)

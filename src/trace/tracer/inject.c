@@ -49,6 +49,8 @@
 struct tracer t;
 __thread struct tls_state tls;
 
+static int sample_all; /* GPUOPT_TRACE_DIAG sample_all=1 */
+
 /* ---- libcupti, loaded at run time ---- */
 
 #define CUPTI_FUNCS(X) \
@@ -194,10 +196,8 @@ static int load_cupti(void)
 /* KEY=N,KEY=N... from gpuopt trace (GPUOPT_TRACE_OPTS) or, for measuring
  * what the tracer's parts cost, from the user (GPUOPT_TRACE_DIAG:
  * runtime_api=0 drops the runtime-API callbacks, python_lines=0 the frame
- * walk). Unknown keys are ignored. */
-static int sample_all; /* diagnostic: sampling turns memory records off too */
-static int kind_on(const char *name);
-
+ * walk, sample_all=1 has --sample turn the allocation records off too).
+ * Unknown keys are ignored. */
 static void parse_opts(const char *o)
 {
 	while (o && *o) {
@@ -271,6 +271,22 @@ static void read_settings(void)
 		t.callbacks = 0;
 }
 
+/* CUPTI's record kinds by their names in t.kinds; sampled: turned off
+ * between --sample's windows (allocations only with sample_all, so that
+ * memory in use stays exact). The kernel records come first: without them
+ * there is no trace. */
+static const struct {
+	const char *name;
+	CUpti_ActivityKind kind;
+	int sampled;
+} record_kinds[] = {
+	{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY, 1},
+	{"memset", CUPTI_ACTIVITY_KIND_MEMSET, 1}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 1},
+	{"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 0}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD, 1},
+	{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME, 0}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER, 0},
+};
+#define NRECORD_KINDS (sizeof record_kinds / sizeof record_kinds[0])
+
 static int kind_on(const char *name)
 {
 	size_t n = strlen(name);
@@ -339,6 +355,14 @@ static int wake_fd[2] = {-1, -1};
 static sem_t flushed;
 static volatile sig_atomic_t signal_pending;
 
+/* Writes the events buffered and the summary (t.lock held). */
+static void write_out(const char *why)
+{
+	snprintf(t.flush_reason, sizeof t.flush_reason, "%s", why);
+	events_write_out();
+	emit_summary();
+}
+
 /* Delivers what CUPTI holds and writes the summary (and the events). */
 static void flush_all(const char *why, int forced)
 {
@@ -348,9 +372,7 @@ static void flush_all(const char *why, int forced)
 	if (t.cupti_ready && p_cuptiActivityFlushAll)
 		p_cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 	pthread_mutex_lock(&t.lock);
-	snprintf(t.flush_reason, sizeof t.flush_reason, "%s", why);
-	events_write_out();
-	emit_summary();
+	write_out(why);
 	pthread_mutex_unlock(&t.lock);
 	tls.busy--;
 }
@@ -369,9 +391,7 @@ static void write_in_hand(const char *why)
 		until.tv_nsec -= 1000000000L;
 	}
 	int locked = pthread_mutex_timedlock(&t.lock, &until) == 0;
-	snprintf(t.flush_reason, sizeof t.flush_reason, "%s", why);
-	events_write_out();
-	emit_summary();
+	write_out(why);
 	if (locked)
 		pthread_mutex_unlock(&t.lock);
 }
@@ -804,6 +824,14 @@ static const struct ring_entry *ring_find(uint32_t corr)
 	return NULL;
 }
 
+static void copy_add(struct copystat *c, uint64_t bytes, uint64_t ns, int sync)
+{
+	c->n++;
+	c->bytes += bytes;
+	c->ns += ns;
+	c->sync += (uint64_t)(sync != 0);
+}
+
 static void record(const CUpti_Activity *r)
 {
 	t.records++;
@@ -879,14 +907,9 @@ static void record(const CUpti_Activity *r)
 				       : dir == DIR_D2H ? host_kind(m->dstKind) : HK_OTHER;
 		int async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
 		int sampled = e && (e->phase & PHASE_SAMPLED);
-		struct copystat *cs[2] = {&t.stats[site].copy[dir][hk], sampled ? &t.stats[site].copy_s[dir][hk] : NULL};
-		for (int i = 0; i < 2 && cs[i]; i++) {
-			cs[i]->n++;
-			cs[i]->bytes += m->bytes;
-			cs[i]->ns += dur;
-			if (!async)
-				cs[i]->sync++;
-		}
+		copy_add(&t.stats[site].copy[dir][hk], m->bytes, dur, !async);
+		if (sampled)
+			copy_add(&t.stats[site].copy_s[dir][hk], m->bytes, dur, !async);
 		struct device_stats *d = device_at(m->deviceId);
 		if (d) {
 			d->memcpy_ns += dur;
@@ -920,12 +943,9 @@ static void record(const CUpti_Activity *r)
 		uint32_t site = e ? e->site : SITE_NONE;
 		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
 		int sampled = e && (e->phase & PHASE_SAMPLED);
-		struct copystat *cs[2] = {&t.stats[site].memset, sampled ? &t.stats[site].memset_s : NULL};
-		for (int i = 0; i < 2 && cs[i]; i++) {
-			cs[i]->n++;
-			cs[i]->bytes += m->bytes;
-			cs[i]->ns += dur;
-		}
+		copy_add(&t.stats[site].memset, m->bytes, dur, 0);
+		if (sampled)
+			copy_add(&t.stats[site].memset_s, m->bytes, dur, 0);
 		struct device_stats *d = device_at(m->deviceId);
 		if (d) {
 			d->memset_ns += dur;
@@ -1072,14 +1092,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 static void set_sampled_records(int on)
 {
-	static const struct { const char *name; CUpti_ActivityKind kind; int always; } kinds[] = {
-		{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY, 1},
-		{"memset", CUPTI_ACTIVITY_KIND_MEMSET, 1}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 1},
-		{"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD, 1}, {"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 0},
-	};
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if ((kinds[i].always || sample_all) && kind_on(kinds[i].name))
-			(on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(kinds[i].kind);
+	for (size_t i = 0; i < NRECORD_KINDS; i++)
+		if ((record_kinds[i].sampled || (sample_all && record_kinds[i].kind == CUPTI_ACTIVITY_KIND_MEMORY2)) &&
+		    kind_on(record_kinds[i].name))
+			(on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
 }
 
 static void *sampler(void *arg)
@@ -1265,16 +1281,10 @@ int InitializeInjection(void)
 		not_traced();
 		return 1;
 	}
-	static const struct { const char *name; CUpti_ActivityKind kind; } kinds[] = {
-		{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
-		{"memset", CUPTI_ACTIVITY_KIND_MEMSET}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
-		{"memory", CUPTI_ACTIVITY_KIND_MEMORY2}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
-		{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
-	};
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		if (!kind_on(kinds[i].name))
+	for (size_t i = 0; i < NRECORD_KINDS; i++) {
+		if (!kind_on(record_kinds[i].name))
 			continue;
-		r = p_cuptiActivityEnable(kinds[i].kind);
+		r = p_cuptiActivityEnable(record_kinds[i].kind);
 		if (r != CUPTI_SUCCESS && i == 0) {
 			fail("cuptiActivityEnable", r, "cannot enable CUPTI's kernel records");
 			tls.busy--;

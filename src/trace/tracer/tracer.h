@@ -33,7 +33,7 @@
 #define API_MAX 1024u
 
 /* A ring entry's phase: the low 15 bits of t.phase, and this bit when the
- * call was made while sampling. Kernels are recorded in even phases. */
+ * call was made while sampling. Records are kept in even phases. */
 #define PHASE_SAMPLED 0x8000u
 #define PHASE_ON(p) (((p) & 1u) == 0)
 
@@ -158,7 +158,7 @@ struct tracer {
 	int timeline, full, strict, callbacks;
 	int runtime_api, python_lines; /* diagnostic knobs: 0 leaves that part out */
 	uint64_t max_events, kernel_wait_ns, starved_gap_ns;
-	int sample;                        /* 1: sample kernels when launches come fast */
+	int sample;                        /* 1: sample the records when launches come fast */
 	uint64_t sample_rate;              /* launches per second that start sampling */
 	uint64_t sample_period_ns, sample_on_ns;
 	char kinds[256];
@@ -223,7 +223,7 @@ struct tracer {
 	uint64_t overhead[16][2];          /* by CUPTI overhead kind: count, ns */
 	uint64_t records, dropped, buffers, nested_driver;
 	uint64_t nvtx_calls;               /* ranges and markers counted (the flusher's sign of work) */
-	/* kernel sampling: phase is even while kernels are recorded, odd while
+	/* record sampling: phase is even while records are kept, odd while
 	 * not; sampling says the run is in its sampled stretch */
 	uint16_t phase;
 	int sampling;
