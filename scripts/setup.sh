@@ -29,19 +29,41 @@ fi
 
 # Python packages that Debian does not have come from PyPI into a virtual
 # environment inside the checkout (.venv, never the system Python): every
-# requirements/*.txt, each pinned with hashes (pip --require-hashes), and
-# installed again only when one of them changes.
+# requirements/*.txt, pinned with hashes and installed one entry at a time
+# (pip --require-hashes --no-deps --no-cache-dir, its temporary files inside
+# .venv), so that the disk holds what is installed plus one wheel, not every
+# wheel twice; each file again only when it changes (stamps in .venv/.gpuopt-req).
+# A file whose first line is "# setup: optional, needs-mb N" is installed only
+# where the checkout's file system has N MB free; otherwise setup says so and
+# writes the reason to .venv/.gpuopt-skipped, which the tests that need that
+# file read to skip with it. Any other failure stops the set-up.
 shopt -s nullglob
 reqs=(requirements/*.txt)
 if [ ${#reqs[@]} -gt 0 ]; then
-  stamp=.venv/.gpuopt-requirements
-  if ! cat "${reqs[@]}" | cmp -s - "$stamp" 2>/dev/null; then
-    [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv
-    for r in "${reqs[@]}"; do
-      .venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r "$r"
+  [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv
+  rm -f .venv/.gpuopt-requirements  # the one stamp for all files of older set-ups
+  mkdir -p .venv/.gpuopt-req .venv/.tmp
+  : >.venv/.gpuopt-skipped
+  for r in "${reqs[@]}"; do
+    stamp=.venv/.gpuopt-req/${r##*/}
+    cmp -s "$r" "$stamp" && continue
+    need=$(sed -n '1s/^# setup: optional, needs-mb \([0-9][0-9]*\)$/\1/p' "$r")
+    free=$(df -Pm .venv | awk 'NR == 2 {print $4}')
+    if [ -n "$need" ] && [ "$free" -lt "$need" ]; then
+      echo "$r: needs $need MB free, the file system of $PWD has $free MB" >>.venv/.gpuopt-skipped
+      echo "gpuopt setup: $r: not installed: it needs $need MB free and $PWD has $free MB; the tests that use it will be skipped" >&2
+      continue
+    fi
+    parts=$(mktemp -d .venv/.tmp/req.XXXXXX)
+    awk -v dir="$parts" '/^[A-Za-z]/ {n++} n && !/^#/ {print > sprintf("%s/%03d.txt", dir, n)}' "$r"
+    for e in "$parts"/*.txt; do
+      TMPDIR=$PWD/.venv/.tmp .venv/bin/python -m pip install -q --disable-pip-version-check \
+          --no-cache-dir --require-hashes --no-deps -r "$e" ||
+        { echo "gpuopt setup: $r: pip could not install $(awk 'NR == 1 {print $1}' "$e") ($(df -Pm .venv | awk 'NR == 2 {print $4}') MB free)" >&2; exit 1; }
     done
-    cat "${reqs[@]}" >"$stamp"
-  fi
+    rm -rf "$parts"
+    cp "$r" "$stamp"
+  done
 fi
 
 [ -f build/build.ninja ] || meson setup build --buildtype=release </dev/null >/dev/null

@@ -78,5 +78,9 @@ if command -v clang >/dev/null; then
   fi
 fi
 rm -f "$log"
+# What scripts/setup.sh left out for want of disk, and so what was skipped.
+if [ -s .venv/.gpuopt-skipped ]; then
+  sed 's/^/not installed (the tests that use it were skipped): /' .venv/.gpuopt-skipped
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,9 +1,9 @@
 """`gpuopt doctor`: the surface and exit codes; the plain "no NVIDIA driver"
 answer on a machine without one; the Python probe against Debian's own
 /usr/bin/python3 and its packages, and against the virtual environment that
-scripts/setup.sh fills with real GPU packages from PyPI (cupy-cuda13x,
-cudf-cu13, cuml-cu13, nx-cugraph-cu13, warp-lang: requirements/
-gpu-packages.txt); an import that crashes or hangs; and the report recorded
+scripts/setup.sh fills with real GPU packages from PyPI (cupy-cuda13x from
+requirements/base.txt; cudf-cu13, cuml-cu13, nx-cugraph-cu13, warp-lang from
+requirements/gpu-packages.txt, which a set-up short of disk leaves out); an import that crashes or hangs; and the report recorded
 on the H200 (tests/e2e/fixtures/h200_doctor.json) against that machine's
 `pip list` and the packages' own reports."""
 import json
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, run, skip_unless_installed
 
 FIXTURES = ROOT / "tests" / "e2e" / "fixtures"
 DEBIAN_PY = "/usr/bin/python3"
@@ -147,37 +147,57 @@ def test_debian_python_and_its_packages():
 
 # ---- a virtual environment of real GPU packages ----
 
-@pytest.mark.skipif(not VENV_PY.exists(), reason="no .venv (scripts/setup.sh makes it)")
-def test_gpu_packages_from_pypi_are_found_and_cannot_reach_a_device():
-    doc, r = doctor_json("--python", VENV_PY)
+def check_gpu_wheels(doc, wheels):
+    """Each of wheels ({name: distribution}) found as installed from PyPI: its version as
+    the interpreter's metadata says, built for CUDA 13, and no device reachable here."""
     pk = packages(doc)
-    want = metadata_versions(VENV_PY, list(GPU_WHEELS.values()))
-    for name, dist in GPU_WHEELS.items():
+    want = metadata_versions(VENV_PY, list(wheels.values()))
+    for name, dist in wheels.items():
         p = pk[name]
         assert p["installed"] and p["gpu"] and p["importable"], p
         assert p["dist"] == dist and p["version"] == want[dist], p
         assert p["cuda_major"] == 13, p  # built for CUDA 13: from the wheel's name or its runtime
         assert p["cuda_from"], p
-        if nvidia_driver_present():
-            continue
-        assert p["device_ok"] is False and p["device_error"], p  # and no device is reachable here
+        if not nvidia_driver_present():
+            assert p["device_ok"] is False and p["device_error"], p  # and no device is reachable here
+    return pk
+
+
+venv = pytest.mark.skipif(not VENV_PY.exists(), reason="no .venv (scripts/setup.sh makes it)")
+
+
+@venv
+def test_cupy_from_pypi_is_found_and_cannot_reach_a_device():
+    """CuPy (requirements/base.txt), which every set-up installs."""
+    doc, r = doctor_json("--python", VENV_PY)
+    pk = check_gpu_wheels(doc, {"cupy": "cupy-cuda13x"})
     assert pk["cupy"]["runtime_version"].startswith("13.")  # CuPy's own runtimeGetVersion
     assert "cupy-cuda13x" in pk["cupy"]["cuda_from"]
-    assert pk["warp"]["runtime_version"].startswith("13.")  # PyPI's Warp is built with CUDA 13
-    assert pk["numba-cuda"]["installed"] and pk["numba-cuda"]["cuda_major"] == 13  # pulled in by cudf
     assert doc["python"]["virtualenv"] is True and doc["python"]["prefix"] == str(ROOT / ".venv")
-    # Warp >= 1.10 has no warp.sim: a note with the way to Newton
-    note = next(p for p in doc["problems"] if p["id"] == "warp-sim-removed")
-    assert note["severity"] == "note" and any("pip install newton" in f for f in note["fixes"])
     assert "no-gpu-package" not in ids(doc) and "mixed-cuda" not in ids(doc)
-    # every CUDA runtime the imports loaded is of one major
-    assert doc["python"]["cudart"] and all(c["major"] == 13 for c in doc["python"]["cudart"])
     if not nvidia_driver_present():
         assert ids(doc)[0] == "no-driver" and r.rc == 1
         assert "cannot-reach-device" not in ids(doc)  # the driver's absence says it all
         text = run("doctor", "--python", VENV_PY).out
         assert "cupy          cupy-cuda13x      " in text
         assert "no: CUDARuntimeError: cudaErrorInsufficientDriver" in text
+
+
+@venv
+def test_rapids_and_warp_from_pypi_are_found_and_cannot_reach_a_device():
+    """cuDF, cuML, nx-cugraph and Warp (requirements/gpu-packages.txt), which a set-up on a
+    disk too small for them leaves out, and says so."""
+    skip_unless_installed("gpu-packages.txt")
+    doc, r = doctor_json("--python", VENV_PY)
+    pk = check_gpu_wheels(doc, GPU_WHEELS)
+    assert pk["warp"]["runtime_version"].startswith("13.")  # PyPI's Warp is built with CUDA 13
+    assert pk["numba-cuda"]["installed"] and pk["numba-cuda"]["cuda_major"] == 13  # pulled in by cudf
+    # Warp >= 1.10 has no warp.sim: a note with the way to Newton
+    note = next(p for p in doc["problems"] if p["id"] == "warp-sim-removed")
+    assert note["severity"] == "note" and any("pip install newton" in f for f in note["fixes"])
+    assert "no-gpu-package" not in ids(doc) and "mixed-cuda" not in ids(doc)
+    # every CUDA runtime the imports loaded is of one major
+    assert doc["python"]["cudart"] and all(c["major"] == 13 for c in doc["python"]["cudart"])
 
 
 # ---- imports that crash or hang ----

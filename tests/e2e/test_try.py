@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, run, skip_unless_installed
 
 PROJECT = ROOT / "tests" / "e2e" / "projects" / "norms"
 PY = "/usr/bin/python3"  # Debian's, with numpy and scikit-learn
@@ -260,6 +260,7 @@ def test_installed_accelerators_without_a_gpu(tmp_path):
     on a machine without a GPU: cuml.accel fails at start, cudf.pandas runs
     every call on the CPU — each is rejected for that, as the packages
     themselves said it."""
+    skip_unless_installed("gpu-packages.txt")
     assert VENV_PY.exists(), "scripts/setup.sh makes .venv with the GPU packages"
     d = tmp_path / "p"
     d.mkdir()
