@@ -283,6 +283,12 @@ static void recording(FILE *out, const struct trace_report *r)
 	if (b->events_dropped)
 		fprintf(out, " (%llu more not kept: --max-events)", (unsigned long long)b->events_dropped);
 	fputs("\n", out);
+	if (b->unattributed * 100 > b->records)
+		fprintf(out, "Unmatched: %llu of the %llu records (%.0f%%) were not matched to the call that made "
+			"them (its entry in the tracer's table of calls was reused before CUPTI returned the "
+			"record, or no traced call made it): the totals include them, the lines do not\n",
+			(unsigned long long)b->unattributed, (unsigned long long)b->records,
+			100.0 * (double)b->unattributed / (double)b->records);
 	if (b->sampled_launches)
 		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so kernels, copies and "
 			"synchronizations were recorded for %llu of the %llu launches made then (%llu windows) and "

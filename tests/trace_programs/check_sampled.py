@@ -2,7 +2,9 @@
 """Checks the tracer's record sampling on the GPU machine: the same
 launch-heavy program traced with --sample (which samples CUPTI's records once
 launches come faster than sample_launch_rate) and without (every record), in
-one call. The sampled run must say it sampled, count every launch, and
+one call. Both runs must exit 0 and match their records to their calls (a
+record whose call's ring entry was reused is not); the sampled run must say
+it sampled, count every launch, and
 estimate the kernels' number, GPU time and the GPU's busy time within the
 tolerance of what the exact run recorded.
 
@@ -23,6 +25,14 @@ def main():
         print(f"{'ok  ' if good else 'FAIL'} {what}")
         ok &= bool(good)
 
+    for name, r in (("sampled", s), ("exact", e)):
+        x = r["exit"]
+        check(x["code"] == 0 and x["signal"] == 0,
+              f"the {name} run exited 0 (code {x['code']}, signal {x['signal']})")
+        rec = sum(p["records"] for p in r["processes"])
+        lost = sum(p["unattributed"] for p in r["processes"])
+        check(rec > 0 and lost <= rec / 100,
+              f"the {name} run matched its records to calls: {lost} of {rec} not matched (1% allowed)")
     sp = [p.get("sampling", {}) for p in s["processes"]]
     ep = [p.get("sampling", {}) for p in e["processes"]]
     sampled = sum(p.get("sampled_launches", 0) for p in sp)

@@ -674,15 +674,28 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 
 /* ---- activity records ---- */
 
+/* CUPTI returns a buffer when it is full (its periodic flush, every 100 ms,
+ * returns only full ones), and a record must come back before the ring
+ * entry of its call is reused: RING ids, which CuPy's 4 ids a launch use up
+ * in 0.7 s at 100,000 launches a second. Recording everything, 4 MiB (about
+ * 28,000 kernel records) fills in a third of a second; sampled, with a tenth
+ * of the records, it took seconds and the ring wrapped (H200, CuPy: records
+ * no longer found their calls, estimates 0.70-0.73 of the truth), so sampled
+ * runs take 256 KiB buffers, full in a fifth of a second at that rate.
+ * (Asking for the records from the flusher every 100 ms instead, with
+ * cuptiActivityFlushAll(0), delivered no buffer at all and the program died
+ * of SIGSEGV at exit: H200, 2026-12-01.) */
 #define BUF_SIZE (4u << 20)
+#define BUF_SIZE_SAMPLED (256u << 10)
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
+	size_t n = t.sample ? BUF_SIZE_SAMPLED : BUF_SIZE;
 	void *p = NULL;
-	if (posix_memalign(&p, 8, BUF_SIZE) != 0)
+	if (posix_memalign(&p, 8, n) != 0)
 		p = NULL;
 	*buffer = p;
-	*size = p ? BUF_SIZE : 0;
+	*size = p ? n : 0;
 	*max_records = 0;
 }
 
@@ -1292,9 +1305,7 @@ int InitializeInjection(void)
 			return 1;
 		}
 	}
-	/* Often enough that a record comes back before its call's ring entry is
-	 * reused (RING ids: CuPy's launches take 4 each, so 100,000 launches a
-	 * second wrap it in 0.7 s, and a sparse buffer would otherwise wait). */
+	/* Full buffers back within 100 ms (see BUF_SIZE). */
 	if (p_cuptiActivityFlushPeriod)
 		p_cuptiActivityFlushPeriod(100);
 	t.cupti_ready = 1;
