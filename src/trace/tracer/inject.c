@@ -363,11 +363,33 @@ static void write_out(const char *why)
 	emit_summary();
 }
 
-/* Delivers what CUPTI holds and writes the summary (and the events). */
-static void flush_all(const char *why, int forced)
+/* pthread_mutex_timedlock with a limit in milliseconds: 1 if locked. */
+static int lock_within(pthread_mutex_t *m, long ms)
 {
-	if (t.forked)
-		return;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return pthread_mutex_timedlock(m, &until) == 0;
+}
+
+/* One flush at a time, and none of the flusher's once the process has
+ * begun its flush at exit: a flush still inside CUPTI while the process
+ * tears CUDA down can crash it (on the H200 a program died of SIGSEGV at
+ * exit while the flusher asked CUPTI for records every 100 ms; the
+ * flusher's own flushes come every 2 s or when the program goes quiet,
+ * which is often just before it exits). */
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static int exiting;
+
+/* Delivers what CUPTI holds and writes the summary (and the events).
+ * flush_lock held. */
+static void flush_locked(const char *why, int forced)
+{
 	tls.busy++;
 	if (t.cupti_ready && p_cuptiActivityFlushAll)
 		p_cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
@@ -377,31 +399,40 @@ static void flush_all(const char *why, int forced)
 	tls.busy--;
 }
 
+static void flush_all(const char *why, int forced)
+{
+	if (t.forked)
+		return;
+	pthread_mutex_lock(&flush_lock);
+	if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
+		flush_locked(why, forced);
+	pthread_mutex_unlock(&flush_lock);
+}
+
 /* The summary of what is in hand, before CUPTI is asked for its buffers:
  * at a signal, the thread it stopped may be one that CUPTI's flush needs,
  * or hold t.lock (it is frozen in the handler, so the tables do not move:
  * after half a second they are read without the lock). */
 static void write_in_hand(const char *why)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 500000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	int locked = pthread_mutex_timedlock(&t.lock, &until) == 0;
+	int locked = lock_within(&t.lock, 500);
 	write_out(why);
 	if (locked)
 		pthread_mutex_unlock(&t.lock);
 }
 
+/* Waits for a flush under way (2 s at most: one stuck inside CUPTI must
+ * not hang the program's exit), then makes the last one. */
 static void at_exit(void)
 {
 	if (t.finalized || t.forked)
 		return;
-	flush_all("exit", 1);
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
+	int locked = lock_within(&flush_lock, 2000);
+	flush_locked("exit", 1);
 	t.finalized = 1;
+	if (locked)
+		pthread_mutex_unlock(&flush_lock);
 }
 
 static void *flusher(void *arg)
@@ -424,7 +455,12 @@ static void *flusher(void *arg)
 			if (read(wake_fd[0], &sig, sizeof sig) == (ssize_t)sizeof sig) {
 				t.signal = sig;
 				write_in_hand("signal");
-				flush_all("signal", 1);
+				/* the stopped thread may hold flush_lock (a reset's flush) */
+				if (lock_within(&flush_lock, 1000)) {
+					if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
+						flush_locked("signal", 1);
+					pthread_mutex_unlock(&flush_lock);
+				}
 				t.finalized = 1;
 				sem_post(&flushed);
 			}
