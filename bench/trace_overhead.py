@@ -21,7 +21,11 @@ lines, no CUPTI activity records), trace_activity_only
 (GPUOPT_TRACE_CALLBACKS=0), torch_profiler_stack (with_stack=True).
 
 Targets (issue 13): trace <= 1.15x plain on the launch loops, <= 1.02x on
-the compute-bound loop. Prints a table and the ratios; --json FILE keeps them.
+the compute-bound loop. Prints a table and the ratios (of the medians, and
+the median of each round's own ratio to plain); --json FILE keeps them,
+rewritten after every round, and a SIGTERM (timeout(1)) still prints and
+saves the rounds measured. A mode named in --modes is measured in every
+round, a diagnostic one too.
 
 Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
 (GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
@@ -35,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -188,48 +193,90 @@ def main():
             ap.error(f"unknown workloads: {', '.join(sorted(unknown))}")
         plan = {w: PLAN[w] for w in a.workloads.split(",")}
     if a.modes:
+        # A diagnostic mode named here is measured in every round, like the main ones.
         keep = set(a.modes.split(",")) | {"plain"}
         unknown = keep - set(MODES)
         if unknown:
             ap.error(f"unknown modes: {', '.join(sorted(unknown))}")
-        plan = {w: ([m for m in main if m in keep], [m for m in diag if m in keep])
-                for w, (main, diag) in plan.items()}
-    samples = {}
-    for rnd in range(a.rounds):
-        order = [(w, m) for w, (main, _) in plan.items() for m in main]
-        if a.diagnose_every_round:
-            order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
-        rng.shuffle(order)
-        if rnd == 0 and not a.diagnose_every_round:
-            order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
-        for w, m in order:
-            t = measure(a.gpuopt, w, m, a.reps)
-            if t:
-                samples.setdefault(w, {}).setdefault(m, []).append(t)
-            print(f"  round {rnd + 1} {w:13s} {m:22s} " + (f"{t * 1e3:9.1f} ms" if t else "   failed"), flush=True)
+        plan = {w: ([m for m in main + diag if m in keep], []) for w, (main, diag) in plan.items()}
+    samples, by_round, completed = {}, {}, 0
+
+    def on_term(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)  # timeout(1): still print and save what was measured
+    try:
+        for rnd in range(a.rounds):
+            order = [(w, m) for w, (main, _) in plan.items() for m in main]
+            if a.diagnose_every_round:
+                order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
+            rng.shuffle(order)
+            if rnd == 0 and not a.diagnose_every_round:
+                order += [(w, m) for w, (_, diag) in plan.items() for m in diag]
+            for w, m in order:
+                t = measure(a.gpuopt, w, m, a.reps)
+                if t:
+                    samples.setdefault(w, {}).setdefault(m, []).append(t)
+                    by_round.setdefault(w, {}).setdefault(m, {})[rnd] = t
+                print(f"  round {rnd + 1} {w:13s} {m:22s} " + (f"{t * 1e3:9.1f} ms" if t else "   failed"),
+                      flush=True)
+            completed = rnd + 1
+            if a.json:
+                save(a, samples, by_round, completed)
+    except KeyboardInterrupt:
+        print("\n(stopped: the summary covers the rounds measured so far)", flush=True)
+    summary(samples, by_round)
+    if a.json:
+        save(a, samples, by_round, completed)
+    return 0
+
+
+def paired(by_round, w, m):
+    """Median over the rounds of the mode's time / plain's time in the same round
+    (the machine's drift from round to round cancels); None without a common round."""
+    r = by_round.get(w, {})
+    common = set(r.get(m, {})) & set(r.get("plain", {}))
+    return statistics.median(r[m][k] / r["plain"][k] for k in common) if common else None
+
+
+def ratios_of(samples, by_round):
     results = {w: {m: statistics.median(v) for m, v in ms.items()} for w, ms in samples.items()}
-    print("\nOverhead (median loop time, ratio to plain; trace vs torch.profiler):")
-    targets = {"cupy_launch": 1.15, "torch_launch": 1.15, "matmul": 1.02}
-    ratios = {}
+    ratios, pairs = {}, {}
     for w, r in results.items():
         base = r.get("plain")
-        if not base:
-            continue
-        row = {m: (t / base if t else None) for m, t in r.items()}
-        ratios[w] = row
+        if base:
+            ratios[w] = {m: t / base for m, t in r.items()}
+            pairs[w] = {m: paired(by_round, w, m) for m in r if m != "plain"}
+    return results, ratios, pairs
+
+
+def summary(samples, by_round):
+    results, ratios, pairs = ratios_of(samples, by_round)
+    print("\nOverhead (median loop time, ratio to plain [median of the per-round ratios]; "
+          "trace vs torch.profiler):")
+    targets = {"cupy_launch": 1.15, "torch_launch": 1.15, "matmul": 1.02}
+    for w, row in ratios.items():
+        r = results[w]
         tp = r.get("torch_profiler")
         vs = f"; trace / torch.profiler {r['trace'] / tp:.3f}" if r.get("trace") and tp else ""
         target = targets.get(w)
         verdict = ""
         if target and row.get("trace"):
             verdict = f"  target <= {target:.2f}: {'met' if row['trace'] <= target else 'MISSED'}"
-        parts = ", ".join(f"{m} {v:.3f}" for m, v in row.items() if v and m != "plain")
-        print(f"  {w:13s} plain {base * 1e3:.1f} ms: {parts}{vs}{verdict}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"median_s": results, "samples_s": samples, "ratio_to_plain": ratios,
-                       "launches": LAUNCHES, "rounds": a.rounds, "reps": a.reps}, f, indent=1)
-    return 0
+        parts = ", ".join(f"{m} {v:.3f}" + (f" [{pairs[w][m]:.3f}]" if pairs[w].get(m) else "")
+                          for m, v in row.items() if m != "plain")
+        n = len(samples[w]["plain"])
+        print(f"  {w:13s} plain {r['plain'] * 1e3:.1f} ms ({n} rounds): {parts}{vs}{verdict}")
+
+
+def save(a, samples, by_round, done):
+    """The numbers so far, written whole (a temporary file renamed over the old one)."""
+    results, ratios, pairs = ratios_of(samples, by_round)
+    tmp = a.json + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"median_s": results, "samples_s": samples, "ratio_to_plain": ratios,
+                   "paired_ratio_to_plain": pairs, "launches": LAUNCHES, "rounds": a.rounds,
+                   "rounds_done": done, "reps": a.reps}, f, indent=1)
+    os.replace(tmp, a.json)
 
 
 if __name__ == "__main__":
