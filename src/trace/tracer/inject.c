@@ -714,10 +714,11 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
  * returns only full ones), and a record must come back before the ring
  * entry of its call is reused: RING ids, which CuPy's 4 ids a launch use up
  * in 0.7 s at 100,000 launches a second. Recording everything, 4 MiB (about
- * 28,000 kernel records) fills in a third of a second; sampled, with a tenth
- * of the records, it took seconds and the ring wrapped (H200, CuPy: records
- * no longer found their calls, estimates 0.70-0.73 of the truth), so sampled
- * runs take 256 KiB buffers, full in a fifth of a second at that rate.
+ * 19,000 kernel records of 216 bytes) fills in a fifth of a second; sampled,
+ * with a tenth of the records, it took seconds and the ring wrapped (H200,
+ * CuPy: records no longer found their calls, estimates 0.70-0.73 of the
+ * truth), so sampled runs take 256 KiB buffers (about 1,200 kernel
+ * records), full in a fifth of a second at that rate.
  * (Asking for the records from the flusher every 100 ms instead, with
  * cuptiActivityFlushAll(0), delivered no buffer at all and the program died
  * of SIGSEGV at exit: H200, 2026-12-01.) */
