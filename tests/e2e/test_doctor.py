@@ -6,6 +6,7 @@ requirements/base.txt; cudf-cu13, cuml-cu13, nx-cugraph-cu13, warp-lang from
 requirements/gpu-packages.txt, which a set-up short of disk leaves out); an import that crashes or hangs; and the report recorded
 on the H200 (tests/e2e/fixtures/h200_doctor.json) against that machine's
 `pip list` and the packages' own reports."""
+import functools
 import json
 import os
 import subprocess
@@ -166,10 +167,17 @@ def check_gpu_wheels(doc, wheels):
 venv = pytest.mark.skipif(not VENV_PY.exists(), reason="no .venv (scripts/setup.sh makes it)")
 
 
+@functools.cache
+def venv_doctor():
+    """doctor --format json on .venv's Python, asked once for the tests below (it imports
+    every GPU package there: seconds)."""
+    return doctor_json("--python", VENV_PY)
+
+
 @venv
 def test_cupy_from_pypi_is_found_and_cannot_reach_a_device():
     """CuPy (requirements/base.txt), which every set-up installs."""
-    doc, r = doctor_json("--python", VENV_PY)
+    doc, r = venv_doctor()
     pk = check_gpu_wheels(doc, {"cupy": "cupy-cuda13x"})
     assert pk["cupy"]["runtime_version"].startswith("13.")  # CuPy's own runtimeGetVersion
     assert "cupy-cuda13x" in pk["cupy"]["cuda_from"]
@@ -188,7 +196,7 @@ def test_rapids_and_warp_from_pypi_are_found_and_cannot_reach_a_device():
     """cuDF, cuML, nx-cugraph and Warp (requirements/gpu-packages.txt), which a set-up on a
     disk too small for them leaves out, and says so."""
     skip_unless_installed("gpu-packages.txt")
-    doc, r = doctor_json("--python", VENV_PY)
+    doc, r = venv_doctor()
     pk = check_gpu_wheels(doc, GPU_WHEELS)
     assert pk["warp"]["runtime_version"].startswith("13.")  # PyPI's Warp is built with CUDA 13
     assert pk["numba-cuda"]["installed"] and pk["numba-cuda"]["cuda_major"] == 13  # pulled in by cudf

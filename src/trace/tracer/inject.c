@@ -399,14 +399,24 @@ static void flush_locked(const char *why, int forced)
 	tls.busy--;
 }
 
-static void flush_all(const char *why, int forced)
+/* flush_locked unless the exit's flush has begun; wait_ms < 0 waits for
+ * flush_lock as long as it takes, else gives up after that long. */
+static void flush_all_within(const char *why, int forced, long wait_ms)
 {
 	if (t.forked)
 		return;
-	pthread_mutex_lock(&flush_lock);
+	if (wait_ms < 0)
+		pthread_mutex_lock(&flush_lock);
+	else if (!lock_within(&flush_lock, wait_ms))
+		return;
 	if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
 		flush_locked(why, forced);
 	pthread_mutex_unlock(&flush_lock);
+}
+
+static void flush_all(const char *why, int forced)
+{
+	flush_all_within(why, forced, -1);
 }
 
 /* The summary of what is in hand, before CUPTI is asked for its buffers:
@@ -456,11 +466,7 @@ static void *flusher(void *arg)
 				t.signal = sig;
 				write_in_hand("signal");
 				/* the stopped thread may hold flush_lock (a reset's flush) */
-				if (lock_within(&flush_lock, 1000)) {
-					if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE))
-						flush_locked("signal", 1);
-					pthread_mutex_unlock(&flush_lock);
-				}
+				flush_all_within("signal", 1, 1000);
 				t.finalized = 1;
 				sem_post(&flushed);
 			}
