@@ -24,6 +24,7 @@
 #define BENCH_HIGH_VARIATION 0.10      /* warn when 1.4826 * MAD / median is above */
 #define BENCH_OUTLIER_SHARE 0.10       /* warn when more outliers than this share of runs */
 #define BENCH_SHELL_CALIBRATION_RUNS 50
+#define BENCH_SHELL_DRIFT 0.10         /* with --shell, less left than this share of the start-up: no verdict */
 #define BENCH_CHECK_RESAMPLES 2000     /* resamples for the stop rule's interval */
 #define BENCH_GPU_INTERVAL_MS 10
 #define BENCH_MIN_PAIRS 5              /* fewer rounds: no interval, the verdict cannot conclude */
