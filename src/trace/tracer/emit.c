@@ -62,6 +62,13 @@ static double sample_weight(int op)
 	return weight_of(t.calls_s, t.calls_s_on, op);
 }
 
+/* A line's weight for op: its own, or the run's where it made no such
+ * call while sampling (its records then are of calls not matched). */
+static double site_weight(const struct site_stats *s, int op)
+{
+	return s->calls_s[op] ? weight_of(s->calls_s, s->calls_s_on, op) : sample_weight(op);
+}
+
 /* total, of which part was recorded while sampling: the estimate. */
 static unsigned long long scaled(uint64_t total, uint64_t part, double w)
 {
@@ -103,11 +110,13 @@ static void emit_site_stats(FILE *f)
 		}
 		/* This line's launches while sampling per launch recorded then;
 		 * a line none of whose sampled launches was recorded gets one
-		 * kernel per launch at its recorded kernels' mean time. */
+		 * kernel per launch at its recorded kernels' mean time; records
+		 * of no call of this line (those whose call left the ring, under
+		 * SITE_NONE) take the run's weight. */
 		unsigned long long kn, kns, kshort;
 		uint64_t ls = s->calls_s[OP_LAUNCH];
-		if (s->calls_s_on[OP_LAUNCH]) {
-			double w = weight_of(s->calls_s, s->calls_s_on, OP_LAUNCH);
+		if (s->calls_s_on[OP_LAUNCH] || !ls) {
+			double w = site_weight(s, OP_LAUNCH);
 			kn = scaled(s->kernel.n, s->kernel_s.n, w);
 			kns = scaled(s->kernel.ns, s->kernel_s.ns, w);
 			kshort = scaled(s->kernel_short, s->kernel_short_s, w);
@@ -116,8 +125,7 @@ static void emit_site_stats(FILE *f)
 			kns = s->kernel.ns + (s->kernel.n ? ls * (s->kernel.ns / s->kernel.n) : 0);
 			kshort = s->kernel_short + (s->kernel.n ? ls * s->kernel_short / s->kernel.n : 0);
 		}
-		double wc = weight_of(s->calls_s, s->calls_s_on, OP_MEMCPY);
-		double wm = weight_of(s->calls_s, s->calls_s_on, OP_MEMSET);
+		double wc = site_weight(s, OP_MEMCPY), wm = site_weight(s, OP_MEMSET);
 		fprintf(f, "},\"kernel\":[%llu,%llu,%llu],\"copy\":[", kn, kns, kshort);
 		int fc = 1;
 		for (int d = 0; d < DIR_COUNT; d++)
@@ -280,7 +288,8 @@ void emit_summary(void)
 			"\"warmup\":[%llu,%llu]}",
 			i ? ",\n" : "", s->device, s->stream, (unsigned long long)s->events,
 			(unsigned long long)((double)scaled(s->busy_ns, s->busy_s, w) +
-					     (double)s->busy_copy_s * (wc - 1.0)), scaled(s->host_wait_n, s->gap_s[0][0], w),
+					     (double)s->busy_copy_s * (wc - 1.0) + (double)s->busy_set_s * (wm - 1.0)),
+			scaled(s->host_wait_n, s->gap_s[0][0], w),
 			scaled(s->host_wait_ns, s->gap_s[0][1], w), scaled(s->kernel_wait_n, s->gap_s[1][0], w),
 			scaled(s->kernel_wait_ns, s->gap_s[1][1], w), scaled(s->other_n, s->gap_s[2][0], w),
 			scaled(s->other_ns, s->gap_s[2][1], w), (unsigned long long)s->warmup_n,

@@ -614,6 +614,20 @@ static uint8_t classify(const char *name)
 	return OP_NONE;
 }
 
+/* The phase a call made now is in (PHASE_SAMPLED while sampling), and a
+ * mark of it from the next call on, for phase_of_corr. Under t.lock. */
+static uint16_t phase_now_locked(void)
+{
+	return (uint16_t)((t.phase & 0x7fffu) | (t.sampling ? PHASE_SAMPLED : 0));
+}
+
+static void phase_mark_locked(void)
+{
+	struct phase_mark *m = &t.phase_hist[t.phase_marks++ % PHASE_HIST];
+	m->corr = t.last_corr + 1;
+	m->phase = phase_now_locked();
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
@@ -660,7 +674,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 		e->prev_site = tls.last_site;
 		e->op = op;
 		e->prev_op = tls.last_op;
-		e->phase = (uint16_t)((t.phase & 0x7fffu) | (t.sampling ? PHASE_SAMPLED : 0));
+		e->phase = phase_now_locked();
+		t.last_corr = corr;
 		e->api_ns = 0;
 		e->enter = now;
 		if (!t.t_first)
@@ -804,9 +819,12 @@ void busy_flush(struct device_stats *d)
 
 /* One GPU operation [start, end) on a device's stream, launched by the
  * call in ring entry e (NULL when unknown): busy time, and the idle gap
- * before it classified as HTA does. first: the first launch of its kernel. */
+ * before it classified as HTA does; phase: the call's (phase_of_corr).
+ * op: OP_LAUNCH, OP_MEMCPY or OP_MEMSET
+ * (what the time recorded while sampling is scaled by); first: the first
+ * launch of its kernel. */
 static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
-		   const struct ring_entry *e, int first, int is_kernel)
+		   const struct ring_entry *e, uint16_t phase, int first, int op)
 {
 	struct device_stats *d = device_at(device);
 	if (d) {
@@ -827,14 +845,14 @@ static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t en
 	/* An idle gap is measured only between two operations of one phase in
 	 * which kernels were recorded: across a sampling window's edge, or while
 	 * kernels are not recorded, the operations between are not all seen. */
-	uint16_t phase = e ? e->phase : s->last_phase;
 	int sampled = (phase & PHASE_SAMPLED) != 0;
 	int same = !s->have_last || phase == s->last_phase;
 	s->last_phase = phase;
 	s->events++;
 	s->busy_ns += end > start ? end - start : 0;
 	if (sampled)
-		*(is_kernel ? &s->busy_s : &s->busy_copy_s) += end > start ? end - start : 0;
+		*(op == OP_LAUNCH ? &s->busy_s : op == OP_MEMCPY ? &s->busy_copy_s : &s->busy_set_s) +=
+			end > start ? end - start : 0;
 	if (s->have_last && same && PHASE_ON(phase) && start >= s->last_end) {
 		uint64_t gap = start - s->last_end;
 		int k;
@@ -865,6 +883,22 @@ static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t en
 	if (!s->have_last || end > s->last_end)
 		s->last_end = end;
 	s->have_last = 1;
+}
+
+/* The phase of the call with id corr, whose ring entry (e, or NULL) may
+ * have been overwritten by a later call: the newest mark at or before it
+ * (ids grow by one per call, modulo 2^32); 0, recorded and not sampled,
+ * before the first mark or past the history. Under t.lock. */
+static uint16_t phase_of_corr(uint32_t corr, const struct ring_entry *e)
+{
+	if (e)
+		return e->phase;
+	for (uint64_t k = t.phase_marks; k > 0 && t.phase_marks - k < PHASE_HIST; k--) {
+		const struct phase_mark *m = &t.phase_hist[(k - 1) % PHASE_HIST];
+		if ((int32_t)(corr - m->corr) >= 0)
+			return m->phase;
+	}
+	return 0;
 }
 
 static const struct ring_entry *ring_find(uint32_t corr)
@@ -903,7 +937,8 @@ static void record(const CUpti_Activity *r)
 		s->kernel.n++;
 		s->kernel.ns += dur;
 		int is_short = e && e->api_ns && dur < e->api_ns;
-		int sampled = e && (e->phase & PHASE_SAMPLED);
+		uint16_t phase = phase_of_corr(k->correlationId, e);
+		int sampled = (phase & PHASE_SAMPLED) != 0;
 		if (is_short)
 			s->kernel_short++;
 		if (sampled) {
@@ -934,7 +969,7 @@ static void record(const CUpti_Activity *r)
 				d->kernels_s++;
 			}
 		}
-		gpu_op(k->deviceId, k->streamId, k->start, k->end, e, first, 1);
+		gpu_op(k->deviceId, k->streamId, k->start, k->end, e, phase, first, OP_LAUNCH);
 		ev.type = EV_KERNEL;
 		ev.flags = (uint8_t)is_short;
 		ev.device = k->deviceId;
@@ -962,7 +997,8 @@ static void record(const CUpti_Activity *r)
 		enum trace_hostkind hk = dir == DIR_H2D ? host_kind(m->srcKind)
 				       : dir == DIR_D2H ? host_kind(m->dstKind) : HK_OTHER;
 		int async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-		int sampled = e && (e->phase & PHASE_SAMPLED);
+		uint16_t phase = phase_of_corr(m->correlationId, e);
+		int sampled = (phase & PHASE_SAMPLED) != 0;
 		copy_add(&t.stats[site].copy[dir][hk], m->bytes, dur, !async);
 		if (sampled)
 			copy_add(&t.stats[site].copy_s[dir][hk], m->bytes, dur, !async);
@@ -975,7 +1011,7 @@ static void record(const CUpti_Activity *r)
 				d->memcpys_s++;
 			}
 		}
-		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, 0, 0);
+		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, phase, 0, OP_MEMCPY);
 		ev.type = EV_MEMCPY;
 		ev.kind = (uint8_t)dir;
 		ev.hostkind = (uint8_t)hk;
@@ -998,7 +1034,8 @@ static void record(const CUpti_Activity *r)
 		const struct ring_entry *e = ring_find(m->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
 		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
-		int sampled = e && (e->phase & PHASE_SAMPLED);
+		uint16_t phase = phase_of_corr(m->correlationId, e);
+		int sampled = (phase & PHASE_SAMPLED) != 0;
 		copy_add(&t.stats[site].memset, m->bytes, dur, 0);
 		if (sampled)
 			copy_add(&t.stats[site].memset_s, m->bytes, dur, 0);
@@ -1011,7 +1048,7 @@ static void record(const CUpti_Activity *r)
 				d->memsets_s++;
 			}
 		}
-		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, 0, 0);
+		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, phase, 0, OP_MEMSET);
 		ev.type = EV_MEMSET;
 		ev.device = m->deviceId;
 		ev.stream = m->streamId;
@@ -1029,7 +1066,7 @@ static void record(const CUpti_Activity *r)
 		uint32_t type = s->type < 8 ? s->type : 0;
 		t.sync_records[type][0]++;
 		t.sync_records[type][1] += s->end > s->start ? s->end - s->start : 0;
-		if (e->corr == s->correlationId && (e->phase & PHASE_SAMPLED)) {
+		if (phase_of_corr(s->correlationId, e->corr == s->correlationId ? e : NULL) & PHASE_SAMPLED) {
 			t.sync_records_s[type][0]++;
 			t.sync_records_s[type][1] += s->end > s->start ? s->end - s->start : 0;
 		}
@@ -1198,6 +1235,8 @@ static void *sampler(void *arg)
 		}
 		if (change == 1)
 			t.phase++; /* the phase first: a launch in between counts as recorded */
+		if (change >= 0)
+			phase_mark_locked();
 		pthread_mutex_unlock(&t.lock);
 		if (change < 0)
 			continue;
@@ -1205,6 +1244,7 @@ static void *sampler(void *arg)
 		if (change == 0) {
 			pthread_mutex_lock(&t.lock);
 			t.phase++;
+			phase_mark_locked();
 			pthread_mutex_unlock(&t.lock);
 		}
 	}

@@ -24,6 +24,7 @@
 #define CODE_CACHE 4096u
 #define LINE_CACHE 8192u
 #define RING (1u << 18)
+#define PHASE_HIST 4096u /* phase changes kept: 200 s of sampling windows */
 #define KERNEL_MAX 4096u
 #define STREAM_MAX 512u
 #define DEVICE_MAX 64u
@@ -93,7 +94,7 @@ struct stream_stats {
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns;
 	uint64_t host_wait_n, kernel_wait_n, other_n;
 	uint64_t warmup_ns, warmup_n;     /* the part of host wait that was warm-up */
-	uint64_t busy_s, busy_copy_s;     /* kernel / copy and memset time recorded while sampling */
+	uint64_t busy_s, busy_copy_s, busy_set_s; /* kernel / copy / memset time recorded while sampling */
 	uint64_t gap_s[3][2];             /* host / kernel / other wait recorded while sampling: n, ns */
 	uint16_t last_phase;
 	int have_last;
@@ -227,6 +228,11 @@ struct tracer {
 	 * not; sampling says the run is in its sampled stretch */
 	uint16_t phase;
 	int sampling;
+	/* where each phase began, by the first correlation id in it: the phase
+	 * of a record whose call has left the ring (phase_of_corr) */
+	uint32_t last_corr;                /* the newest call's id */
+	struct phase_mark { uint32_t corr; uint16_t phase; } phase_hist[PHASE_HIST];
+	uint64_t phase_marks;
 	uint64_t launches;
 	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls while sampling; made while recording */
 	uint64_t sync_records_s[8][2];
