@@ -30,6 +30,10 @@ round, a diagnostic one too.
 Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
 (GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
 trace_nothing_on (injected and subscribed, no callback or record enabled).
+CUPTI's own settings (GPUOPT_TRACE_DIAG, named in --modes to be measured):
+trace_zeroed_buffers (buffers handed over already zero), trace_host_pinned
+(records kept in pinned host memory), trace_shared_buffer (no per-thread
+buffers), trace_device_buffer_64mb, trace_buffer_64kb.
 
 Usage: trace_overhead.py --gpuopt PATH [--reps 5] [--rounds 3] [--json FILE]
                          [--workloads cupy_launch,torch_launch] [--diagnose-every-round]
@@ -121,12 +125,21 @@ MODES = {
     "trace_driver_api_only": (["TRACE"], {"GPUOPT_TRACE_DIAG": "runtime_api=0"}, "plain"),
     "trace_no_python_lines": (["TRACE"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
     "trace_nothing_on": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"}, "plain"),
+    # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go
+    "trace_zeroed_buffers": (["TRACE"], {"GPUOPT_TRACE_DIAG": "zeroed_buffers=1"}, "plain"),
+    "trace_host_pinned": (["TRACE"], {"GPUOPT_TRACE_DIAG": "host_pinned=1"}, "plain"),
+    "trace_shared_buffer": (["TRACE"], {"GPUOPT_TRACE_DIAG": "per_thread_buffers=0"}, "plain"),
+    "trace_device_buffer_64mb": (["TRACE"], {"GPUOPT_TRACE_DIAG": "device_buffer_mb=64"}, "plain"),
+    "trace_buffer_64kb": (["TRACE"], {"GPUOPT_TRACE_DIAG": "buffer_kb=64"}, "plain"),
 }
 # one kind of CUPTI activity record at a time, no callbacks
 for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
     MODES[f"trace_records_{_kind}"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind},
                                        "plain")
 MAIN = ["plain", "trace", "torch_profiler"]
+# measured only when named in --modes, on the launch loops
+OPT_IN = ["trace_zeroed_buffers", "trace_host_pinned", "trace_shared_buffer", "trace_device_buffer_64mb",
+          "trace_buffer_64kb"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
     "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
@@ -198,7 +211,8 @@ def main():
         unknown = keep - set(MODES)
         if unknown:
             ap.error(f"unknown modes: {', '.join(sorted(unknown))}")
-        plan = {w: ([m for m in main + diag if m in keep], []) for w, (main, diag) in plan.items()}
+        plan = {w: ([m for m in main + diag + (OPT_IN if w.endswith("_launch") else []) if m in keep], [])
+                for w, (main, diag) in plan.items()}
     samples, by_round, completed = {}, {}, 0
 
     def on_term(sig, frame):

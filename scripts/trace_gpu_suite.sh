@@ -7,7 +7,8 @@
 #      kernel and copy times against the program's own CUDA events;
 #   2. the paths that do not trace: --cupti with no library, --strict, another
 #      CUPTI subscriber (torch.profiler inside the program);
-#   3. the overhead benchmark (bench/trace_overhead.py; TRACE_OVERHEAD=0 leaves it out).
+#   3. the overhead benchmark (bench/trace_overhead.py; TRACE_OVERHEAD=0 leaves it out),
+#      and with TRACE_CUPTI_SETTINGS=1 CUPTI's buffer settings on the launch loops.
 # Results under $OUT: trace_suite.log, trace_overhead.json and
 # trace_fixtures.tar.gz (the saved traces, which become
 # tests/e2e/fixtures/trace/, with each run's report and output).
@@ -108,6 +109,14 @@ if [ "${TRACE_OVERHEAD:-1}" != 0 ]; then
   python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 --json "$OUT/trace_overhead.json"
 else
   log "3. overhead: left out (TRACE_OVERHEAD=0)"
+fi
+if [ "${TRACE_CUPTI_SETTINGS:-0}" != 0 ]; then
+  # CUPTI's own settings, each against the default on the launch loops: does
+  # one of them take the per-launch cost of the records down?
+  log "3b. CUPTI's settings on the launch loops (TRACE_CUPTI_SETTINGS=1)"
+  timeout "${TRACE_CUPTI_SETTINGS_S:-240}" python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 \
+    --workloads torch_launch,cupy_launch --json "$OUT/trace_cupti_settings.json" \
+    --modes plain,trace,trace_sample,trace_zeroed_buffers,trace_host_pinned,trace_shared_buffer,trace_device_buffer_64mb,trace_buffer_64kb
 fi
 
 log "suite: $fails program(s) with a failed check"

@@ -50,6 +50,14 @@ struct tracer t;
 __thread struct tls_state tls;
 
 static int sample_all; /* GPUOPT_TRACE_DIAG sample_all=1 */
+/* GPUOPT_TRACE_DIAG's CUPTI settings, for measuring what they cost:
+ * zeroed_buffers=1 hands CUPTI buffers already zero (fresh pages) so that
+ * it does not clear them on the launching thread; host_pinned=1 keeps its
+ * kernel, copy and memset records in pinned host memory, not on the device;
+ * per_thread_buffers=0 one buffer for all threads; device_buffer_mb=N its
+ * device buffer per context; buffer_kb=N the buffers the tracer hands it.
+ * -1 / 0: CUPTI's default. */
+static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; } diag_cupti = {0, -1, -1, 0, 0};
 
 /* ---- libcupti, loaded at run time ---- */
 
@@ -65,6 +73,7 @@ static __typeof__(cuptiActivityRegisterTimestampCallback) *p_cuptiActivityRegist
 static __typeof__(cuptiActivityEnableDriverApi) *p_cuptiActivityEnableDriverApi;
 static __typeof__(cuptiActivityEnableRuntimeApi) *p_cuptiActivityEnableRuntimeApi;
 static __typeof__(cuptiActivityDisable) *p_cuptiActivityDisable;
+static __typeof__(cuptiActivitySetAttribute) *p_cuptiActivitySetAttribute;
 
 static uint8_t runtime_op[API_MAX], driver_op[API_MAX];
 static uint64_t (*clock_now)(void) = now_ns;
@@ -95,6 +104,7 @@ static int try_cupti(const char *path, const char *how)
 	p_cuptiActivityEnableDriverApi = (__typeof__(cuptiActivityEnableDriverApi) *)dlsym(h, "cuptiActivityEnableDriverApi");
 	p_cuptiActivityEnableRuntimeApi = (__typeof__(cuptiActivityEnableRuntimeApi) *)dlsym(h, "cuptiActivityEnableRuntimeApi");
 	p_cuptiActivityDisable = (__typeof__(cuptiActivityDisable) *)dlsym(h, "cuptiActivityDisable");
+	p_cuptiActivitySetAttribute = (__typeof__(cuptiActivitySetAttribute) *)dlsym(h, "cuptiActivitySetAttribute");
 	struct link_map *lm = NULL;
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name[0])
 		snprintf(t.cupti_path, sizeof t.cupti_path, "%s", lm->l_name);
@@ -196,7 +206,8 @@ static int load_cupti(void)
 /* KEY=N,KEY=N... from gpuopt trace (GPUOPT_TRACE_OPTS) or, for measuring
  * what the tracer's parts cost, from the user (GPUOPT_TRACE_DIAG:
  * runtime_api=0 drops the runtime-API callbacks, python_lines=0 the frame
- * walk, sample_all=1 has --sample turn the allocation records off too).
+ * walk, sample_all=1 has --sample turn the allocation records off too;
+ * diag_cupti above).
  * Unknown keys are ignored. */
 static void parse_opts(const char *o)
 {
@@ -231,6 +242,16 @@ static void parse_opts(const char *o)
 				t.sample_on_ns = v * 1000000ull;
 			else if (!strcmp(key, "sample_all"))
 				sample_all = v != 0;
+			else if (!strcmp(key, "zeroed_buffers"))
+				diag_cupti.zeroed = v != 0;
+			else if (!strcmp(key, "host_pinned"))
+				diag_cupti.host_pinned = v != 0;
+			else if (!strcmp(key, "per_thread_buffers"))
+				diag_cupti.per_thread = v != 0;
+			else if (!strcmp(key, "device_buffer_mb") && v > 0 && v <= 4096)
+				diag_cupti.device_buffer = (size_t)v << 20;
+			else if (!strcmp(key, "buffer_kb") && v >= 64 && v <= (1u << 20))
+				diag_cupti.buffer = (size_t)v << 10;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -748,9 +769,11 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	size_t n = t.sample ? BUF_SIZE_SAMPLED : BUF_SIZE;
+	size_t n = diag_cupti.buffer ? diag_cupti.buffer : t.sample ? BUF_SIZE_SAMPLED : BUF_SIZE;
 	void *p = NULL;
-	if (posix_memalign(&p, 8, n) != 0)
+	if (diag_cupti.zeroed)
+		p = calloc(1, n); /* glibc maps a fresh zero mapping for sizes this large */
+	else if (posix_memalign(&p, 8, n) != 0)
 		p = NULL;
 	*buffer = p;
 	*size = p ? n : 0;
@@ -1273,6 +1296,32 @@ static void fail(const char *api, CUptiResult r, const char *what)
 		snprintf(t.reason, sizeof t.reason, "%s: %s", what, s ? s : "error");
 }
 
+/* diag_cupti's settings, before the buffers are registered; one CUPTI
+ * refuses is noted on stderr (a diagnosis, not a trace, depends on it). */
+static void set_diag_attributes(void)
+{
+	struct { CUpti_ActivityAttribute a; const char *name; int on; uint8_t v8; size_t vz; int is_size; } set[] = {
+		{CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "zeroed_buffers", diag_cupti.zeroed, 1, 0, 0},
+		{CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, "host_pinned", diag_cupti.host_pinned >= 0,
+		 (uint8_t)(diag_cupti.host_pinned > 0), 0, 0},
+		{CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, "per_thread_buffers", diag_cupti.per_thread >= 0,
+		 (uint8_t)(diag_cupti.per_thread > 0), 0, 0},
+		{CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, "device_buffer_mb", diag_cupti.device_buffer != 0, 0,
+		 diag_cupti.device_buffer, 1},
+	};
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
+		if (!set[i].on)
+			continue;
+		size_t n = set[i].is_size ? sizeof(size_t) : sizeof(uint8_t);
+		void *v = set[i].is_size ? (void *)&set[i].vz : (void *)&set[i].v8;
+		CUptiResult r = p_cuptiActivitySetAttribute ? p_cuptiActivitySetAttribute(set[i].a, &n, v)
+			      : CUPTI_ERROR_NOT_SUPPORTED;
+		if (r != CUPTI_SUCCESS)
+			fprintf(stderr, "gpuopt trace: GPUOPT_TRACE_DIAG %s: CUPTI refused it (%d)\n", set[i].name,
+				(int)r);
+	}
+}
+
 static int add_library(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -1370,6 +1419,7 @@ int InitializeInjection(void)
 		clock_now = now_ns;
 	else
 		clock_now = cupti_clock;
+	set_diag_attributes();
 	r = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		fail("cuptiActivityRegisterCallbacks", r, "cannot register CUPTI's activity buffers");
