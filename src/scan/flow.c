@@ -58,6 +58,7 @@ struct fn {
 	const char *name, *qual;
 	int cls;            /* its class, or -1 */
 	bool lambda, opaque, kernel, jitted, staticm;
+	bool rawkernel; /* cupyx.jit.rawkernel: launched by a plain call, its body device code */
 	bool prop;          /* @property: reading the attribute calls it */
 	bool ran_events;    /* analysed with events at least once */
 	bool ran_hot;       /* ... in a hot frame */
@@ -656,6 +657,8 @@ static struct val element_of(struct flow *f, struct val it)
 {
 	if (val_on_device(&it))
 		return it; /* rows of a device array are device arrays */
+	if (it.kind == V_DEVICE_OBJECT && it.fam == FAM_TORCH) /* a prepared loader: device batches */
+		return VD(V_DEVICE_ARRAY, FAM_TORCH, it.line);
 	if (it.kind == V_TUPLE) {
 		struct val j = V(V_UNKNOWN);
 		for (size_t i = 0; i < it.n; i++)
@@ -704,19 +707,20 @@ static bool mask_expr(struct flow *f, PNode n, int depth)
 	}
 }
 
-/* x[mask] or x[mask] = v on a device array whose type counts the mask on
- * the host first (the kb's mask_indexing: CuPy reads the number of true
- * values to size the result): a synchronize, then the gather or scatter
- * kernel. */
-static void mask_index(struct flow *f, PNode at, const struct val *v, PNode sub)
+/* x[mask] (write: x[mask] = v) on a device array whose type counts the
+ * mask on the host first (the kb's mask_indexing: CuPy reads the number of
+ * true values to size the result; PyTorch does for a read): a synchronize,
+ * then the gather or scatter kernel. */
+static void mask_index(struct flow *f, PNode at, const struct val *v, PNode sub, bool write)
 {
 	static const char *const types[] = {"", "cupy.ndarray", "torch.cuda.Tensor", "numba.cuda.DeviceNDArray", "jax.Array"};
 	if (!val_on_device(v) || !mask_expr(f, sub, 0))
 		return;
 	const struct kb_type *t = kb_type(f->o->kb, types[v->fam < 5 ? v->fam : 0]);
-	if (!t || !t->mask_sync)
+	if (!t || !(write ? t->mask_sync : t->mask_sync_read))
 		return;
-	d2h(f, at, "boolean-mask indexing (CuPy counts the true values on the host)", *v, false);
+	d2h(f, at, v->fam == FAM_TORCH ? "boolean-mask indexing (PyTorch counts the true values on the host)"
+		   : "boolean-mask indexing (CuPy counts the true values on the host)", *v, false);
 	mark_gpu(f, at);
 }
 
@@ -746,11 +750,11 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		PNode sub = F(f, t, F_SUBSCRIPT);
 		if (val_on_device(&a) && pn_named_child_count(t) == 2 && mask_expr(f, sub, 0)) {
 			eval(f, sub);
-			mask_index(f, t, &a, sub);
+			mask_index(f, t, &a, sub, true);
 		} else if (val_on_device(&a)) {
 			for (uint32_t i = 1; i < pn_named_child_count(t); i++)
 				if (mask_expr(f, pn_named_child(t, i), 0)) {
-					mask_index(f, t, &a, pn_named_child(t, i));
+					mask_index(f, t, &a, pn_named_child(t, i), true);
 					break;
 				}
 		}
@@ -1262,7 +1266,14 @@ static bool invariant(struct flow *f, PNode v, int depth)
 	return invariant_in(f, v, depth, false);
 }
 
-static void h2d(struct flow *f, PNode at, PNode data, const char *what)
+static bool is_stream_value(struct flow *f, PNode n, struct val v);
+
+/* A host-to-device copy of data at `at`. blocking: the call returns when it
+ * is done, which waits for the work queued before it as well (PyTorch's
+ * copy without non_blocking ends in a stream synchronize; CUDA synchronizes
+ * the stream before a copy from pageable memory): for the timing rule, a
+ * synchronize. */
+static void h2d(struct flow *f, PNode at, PNode data, const char *what, bool blocking)
 {
 	struct flow_event ev = {.kind = FE_H2D, .at = at, .node = data, .what = what};
 	ev.data_invariant = f->cur->depth > 0 && !pn_is_null(data) && invariant(f, data, 0);
@@ -1276,6 +1287,8 @@ static void h2d(struct flow *f, PNode at, PNode data, const char *what)
 	}
 	emit(f, &ev);
 	mark_gpu(f, at);
+	if (blocking)
+		mark_sync(f);
 }
 
 /* ---- library calls ---- */
@@ -1505,7 +1518,7 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		 * data (np.ones(...), a list) it copies that data there */
 		enum nk k0 = a->npos ? K(f, a->posn[0]) : NK_ERROR;
 		if (first.kind == V_HOST_ARRAY || k0 == NK_LIST) {
-			h2d(f, call, a->posn[0], qual);
+			h2d(f, call, a->posn[0], qual, true);
 			return VD(V_DEVICE_ARRAY, fam, line);
 		}
 		mark_gpu(f, call);
@@ -1515,17 +1528,26 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
 	if (known_entry_flow(e, "iterates")) /* tqdm(x): x's elements, one by one */
 		return first;
+	if (known_entry_flow(e, "same")) /* accelerator.gather(x): like x, on x's device */
+		return first;
 	if (known_entry_flow(e, "to-device")) {
-		/* accelerator.prepare(model, opt, x): its arguments, on the device */
+		/* accelerator.prepare(model, opt, x): its arguments, on the device:
+		 * a tensor (or a loader the model took for one) becomes a device
+		 * array; an object the model does not know (a model, optimizer or
+		 * loader passed in) a device object, whose batches, when iterated,
+		 * are on the device (element_of) and whose call runs there */
 		struct val out[16];
-		for (uint32_t i = 0; i < a->npos; i++) {
+		for (uint32_t i = 0; i < a->npos && i < 16; i++) {
 			out[i] = a->pos[i];
-			if (out[i].kind == V_HOST_ARRAY) /* a tensor; models and loaders stay what they were */
+			if (out[i].kind == V_HOST_ARRAY)
 				out[i] = VD(V_DEVICE_ARRAY, FAM_TORCH, line);
+			else if (out[i].kind == V_UNKNOWN)
+				out[i] = VD(V_DEVICE_OBJECT, FAM_TORCH, line);
 		}
 		if (a->npos)
 			mark_gpu(f, call);
-		return a->npos == 1 ? out[0] : a->npos ? tuple_val(f, out, a->npos) : V(V_UNKNOWN);
+		uint32_t n = a->npos < 16 ? a->npos : 16;
+		return n == 1 ? out[0] : n ? tuple_val(f, out, n) : V(V_UNKNOWN);
 	}
 	if (e && e->returns && fam == FAM_NONE) {
 		/* accelerate.Accelerator(): an object whose attributes the kb types */
@@ -1576,7 +1598,8 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 			mark_gpu(f, call);
 			return VD(V_DEVICE_ARRAY, fam ? fam : (enum vfam)first.fam, line);
 		}
-		h2d(f, call, a->npos ? a->posn[0] : PN_NULL, qual);
+		h2d(f, call, a->npos ? a->posn[0] : PN_NULL, qual,
+		    !async_copy(f, a) && !f->cur->in_stream && !(a->npos >= 2 && is_stream_value(f, a->posn[1], a->pos[1])));
 		return VD(V_DEVICE_ARRAY, fam, line);
 	case EF_TIMEIT: {
 		PNode stmt = a->npos ? a->posn[0] : PN_NULL;
@@ -1683,7 +1706,7 @@ static struct val device_method(struct flow *f, PNode call, struct val recv, con
 	case EF_H2D: { /* x.set(host) */
 		PNode data = a->npos ? a->posn[0] : PN_NULL;
 		if (!(a->npos && val_on_device(&a->pos[0])))
-			h2d(f, call, data, what);
+			h2d(f, call, data, what, !async_copy(f, a) && !f->cur->in_stream);
 		return V(V_UNKNOWN);
 	}
 	default: {
@@ -1788,6 +1811,12 @@ static struct val call_value(struct flow *f, PNode call, struct val callee, cons
 	uint32_t line = line_of(f, call);
 	struct val dev;
 	PNode devn;
+	if (callee.kind == V_FUNCTION && callee.ref >= 0 && f->fns[callee.ref].rawkernel) {
+		/* a cupyx.jit.rawkernel launched as k(grid, block, args): its body
+		 * is device code, not host code run with these arguments */
+		mark_gpu(f, call);
+		return V(V_UNKNOWN);
+	}
 	if (callee.kind == V_FUNCTION && callee.ref >= 0) {
 		struct val r = V(V_UNKNOWN);
 		int refs[2] = {callee.ref, callee.ref2};
@@ -1858,8 +1887,11 @@ static struct val call_value(struct flow *f, PNode call, struct val callee, cons
 		}
 	}
 	/* a module or loss of the framework (net(inputs), criterion(out, y)):
-	 * device tensors in, a device tensor out */
-	if (any_device(a, &dev, &devn) && dev.fam == FAM_TORCH) {
+	 * device tensors in, a device tensor out; or a module the model took
+	 * for a tensor when it was sent to the device (model.to(device) of a
+	 * parameter): a tensor is not called */
+	if ((any_device(a, &dev, &devn) && dev.fam == FAM_TORCH) ||
+	    (callee.kind == V_DEVICE_ARRAY && callee.fam == FAM_TORCH)) {
 		mark_gpu(f, call);
 		return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 	}
@@ -2006,7 +2038,8 @@ static struct val eval_call(struct flow *f, PNode call)
 			if (recv.kind == V_UNKNOWN && constructor_call(f, obj))
 				return VD(V_DEVICE_OBJECT, FAM_TORCH, line); /* Net().to(device): a model on the GPU */
 			if (recv.kind == V_HOST_ARRAY || recv.kind == V_UNKNOWN) {
-				h2d(f, call, obj, !strcmp(attr, "cuda") ? "torch.Tensor.cuda" : "torch.Tensor.to");
+				h2d(f, call, obj, !strcmp(attr, "cuda") ? "torch.Tensor.cuda" : "torch.Tensor.to",
+				    !async_copy(f, &a) && !f->cur->in_stream);
 				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 			}
 		}
@@ -2344,11 +2377,11 @@ static struct val eval_node(struct flow *f, PNode n)
 		if (v.kind == V_DEVICE_ARRAY && v.fam == FAM_NUMBA && K(f, sub) != NK_SLICE && pn_named_child_count(n) == 2)
 			return VD(V_HOST_SCALAR, FAM_NONE, 0); /* a numba device array's element comes to the host */
 		if (k == 2)
-			mask_index(f, n, &v, sub);
+			mask_index(f, n, &v, sub, false);
 		else /* flow[:, idx]: a mask among several indices */
 			for (uint32_t i = 1; i < k; i++)
 				if (mask_expr(f, pn_named_child(n, i), 0)) {
-					mask_index(f, n, &v, pn_named_child(n, i));
+					mask_index(f, n, &v, pn_named_child(n, i), false);
 					break;
 				}
 		if (val_on_device(&v) || v.kind == V_HOST_ARRAY)
@@ -3030,6 +3063,7 @@ static void decorate(struct flow *f, PNode decorated, int fi, int ci)
 		if (v.kind == V_QUAL && v.qual) {
 			if (str_starts_with(v.qual, "numba.cuda") || str_starts_with(v.qual, "cupyx.jit")) {
 				fn->kernel = true;
+				fn->rawkernel = str_starts_with(v.qual, "cupyx.jit");
 				fn->opaque = !strstr(v.qual, "jit");
 			} else if (str_starts_with(v.qual, "numba")) {
 				fn->jitted = true;
@@ -3295,6 +3329,8 @@ static struct val call_fn(struct flow *f, int fi, struct val self, const struct 
 			  PNode callsite)
 {
 	struct fn *fn = &f->fns[fi];
+	if (fn->rawkernel) /* device code: none of the host rules apply inside */
+		return V(V_UNKNOWN);
 	struct frame *caller = f->cur;
 	bool hot = caller->hot || (caller->depth > 0 && !caller->throttled);
 	if (caller->throttled)

@@ -191,7 +191,7 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 		}
 	}
 	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts",
-					    "device-constructor", "iterates", "to-device", "mask"};
+					    "device-constructor", "iterates", "same", "to-device", "mask"};
 	bool known_flow = out->flow == NULL;
 	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
 		known_flow |= strcmp(out->flow, flows[i]) == 0;
@@ -350,9 +350,11 @@ static char *load_types(struct kb *kb)
 					t->attributes = json_object_get(spec, "attributes");
 					t->items = jstr(spec, "items");
 					const char *mi = jstr(spec, "mask_indexing");
-					if (mi && strcmp(mi, "sync") != 0)
-						return xasprintf("%s: types.%s: mask_indexing: only \"sync\"", kb->libs[li].file, name);
-					t->mask_sync = mi != NULL;
+					if (mi && strcmp(mi, "sync") != 0 && strcmp(mi, "read-sync") != 0)
+						return xasprintf("%s: types.%s: mask_indexing: \"sync\" or \"read-sync\"",
+								 kb->libs[li].file, name);
+					t->mask_sync = mi && !strcmp(mi, "sync");
+					t->mask_sync_read = mi != NULL;
 				}
 				n++;
 			}

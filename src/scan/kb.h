@@ -115,6 +115,7 @@ struct kb_type {
 	json_t *attributes;      /* attribute -> the type of its value (object), or NULL */
 	const char *items;       /* the type of value[key], or NULL */
 	bool mask_sync;          /* "mask_indexing": "sync": x[bool_mask] (get or set) waits for the GPU */
+	bool mask_sync_read;     /* "read-sync": only a read, x[bool_mask], waits (a write may not) */
 };
 
 struct kb {
