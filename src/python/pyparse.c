@@ -1338,16 +1338,23 @@ static void expression_statement(struct pyparser *p)
 	/* the elements, kept apart: `a, b` alone is not an expression_list */
 	uint32_t first = star_element(p);
 	push(p, first, F_NONE);
-	bool comma = false;
+	bool comma = false, trailing = false;
 	while (is_op(p, O_COMMA)) {
 		advance(p);
 		comma = true;
-		if (!starts_expression(cur(p)) && !is_op(p, O_STAR))
+		if (!starts_expression(cur(p)) && !is_op(p, O_STAR)) {
+			trailing = true;
 			break;
+		}
 		push(p, star_element(p), F_NONE);
 	}
 	uint32_t n = p->kids.n - base;
 	const struct tok *t = cur(p);
+	/* `a,` ending a line, with no assignment: tree-sitter joins it to the
+	 * next line's `b = 0` or `b: 0` (one `a, b = 0`), where Python sees two
+	 * statements; left to tree-sitter, so that both trees agree */
+	if (trailing && !tok_is_op(t, O_EQ) && !is_augassign(t))
+		decline(p);
 	if (tok_is_op(t, O_EQ) || is_augassign(t) || (tok_is_op(t, O_COLON) && n == 1 && !comma)) {
 		uint32_t left = n == 1 && !comma ? first : make_from(p, S_EXPRESSION_LIST, base, first);
 		p->kids.n = base;

@@ -357,7 +357,9 @@ static void build_devices(struct ctx *c)
 					if ((json_is_integer(ci) ? (uint32_t)json_integer_value(ci) : (uint32_t)gi) == d->id) {
 						row->name = json_string_value(json_object_get(g, "name"));
 						json_t *mt = json_object_get(g, "memory_total_bytes");
-						row->memory_total = json_is_number(mt) ? (uint64_t)json_number_value(mt) : 0;
+						double v = json_is_number(mt) ? json_number_value(mt) : 0;
+						/* a saved trace is input: a size out of range is no size */
+						row->memory_total = v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
 					}
 				}
 			}
