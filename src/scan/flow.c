@@ -815,6 +815,7 @@ static struct val eval_string(struct flow *f, PNode s)
 
 static struct val eval_test(struct flow *f, PNode n);
 static bool throttling(struct flow *f, PNode cond);
+static bool names_in(struct flow *f, PNode t, const char *name, size_t len, int depth);
 struct val flow_peek(struct flow *f, PNode expr);
 
 /* a op b: a device value if either is one (of that family), else an array,
@@ -997,8 +998,9 @@ static bool strided_check(struct flow *f, PNode right)
 }
 
 /* Is a branch under this condition taken only now and then: a periodic
- * test (i % n == 0), a first-iteration test (i == 0) or a verbosity or
- * diagnostics flag? */
+ * test (i % n == 0), a first-iteration test (i == 0), a test of the loop's
+ * own variable for one value (i == n - 1: the last iteration) or a
+ * verbosity or diagnostics flag? */
 static bool throttling(struct flow *f, PNode cond)
 {
 	size_t len;
@@ -1014,6 +1016,13 @@ static bool throttling(struct flow *f, PNode cond)
 	if (k == NK_COMPARISON && pn_named_child_count(cond) == 2) {
 		PNode r = pn_named_child(cond, 1);
 		if ((K(f, r) == NK_INTEGER && text_is(f, r, "0")) && memmem(s, len, "==", 2))
+			return true;
+		PNode l = pn_named_child(cond, 0);
+		PNode ls = f->cur->loop_stmt;
+		size_t vl;
+		const char *v = flow_text(f, l, &vl);
+		if (K(f, l) == NK_IDENTIFIER && f->cur->depth > 0 && ls.t && K(f, ls) == NK_FOR && memmem(s, len, "==", 2) &&
+		    !memmem(s, len, "!=", 2) && names_in(f, F(f, ls, F_LEFT), v, vl, 0))
 			return true;
 	}
 	return false;
@@ -2758,6 +2767,36 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
 	fr->throttled = thr;
 }
 
+/* Does the loop body call two or more test functions (test_collision(i),
+ * test_inflow(i), ...) as its statements: a harness's loop over test cases,
+ * each run once, like a loop over trials? (One, test_step(batch), may be
+ * the work of every batch.) */
+static bool runs_tests(struct flow *f, PNode body)
+{
+	uint32_t n = pn_named_child_count(body), tests = 0;
+	const char *first = NULL;
+	size_t first_len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		PNode st = pn_named_child(body, i);
+		PNode c = K(f, st) == NK_EXPR_STMT ? pn_named_child(st, 0) : PN_NULL;
+		if (K(f, c) != NK_CALL)
+			continue;
+		PNode callee = F(f, c, F_FUNCTION);
+		size_t len;
+		const char *name = flow_text(f, callee, &len);
+		if (K(f, callee) != NK_IDENTIFIER || len <= 5 || strncmp(name, "test_", 5) != 0)
+			continue;
+		if (!first) {
+			first = name;
+			first_len = len;
+			tests = 1;
+		} else if (len != first_len || memcmp(name, first, len) != 0) {
+			tests++;
+		}
+	}
+	return tests >= 2;
+}
+
 static void exec_for(struct flow *f, PNode s)
 {
 	PNode left = F(f, s, F_LEFT), right = F(f, s, F_RIGHT), body = F(f, s, F_BODY);
@@ -2781,7 +2820,7 @@ static void exec_for(struct flow *f, PNode s)
 			elem = VD(V_HOST_SCALAR, FAM_NONE, 0);
 		}
 	}
-	bool cold = cold_loop(f, left, right) || strided_check(f, right);
+	bool cold = cold_loop(f, left, right) || strided_check(f, right) || runs_tests(f, body);
 	struct flow_event ev = {.kind = FE_FOR, .at = s, .node = s, .what = "for"};
 	emit(f, &ev);
 	run_loop(f, s, left, elem, PN_NULL, body, cold);
