@@ -36,7 +36,9 @@ fi
 # A file whose first line is "# setup: optional, needs-mb N" is installed only
 # where the checkout's file system has N MB free; otherwise setup says so and
 # writes the reason to .venv/.gpuopt-skipped, which the tests that need that
-# file read to skip with it. Any other failure stops the set-up.
+# file read to skip with it. A file with a line "# setup: into .venv/DIR" is
+# installed into that directory (pip --target), not into .venv itself. Any
+# other failure stops the set-up.
 shopt -s nullglob
 reqs=(requirements/*.txt)
 if [ ${#reqs[@]} -gt 0 ]; then
@@ -54,11 +56,14 @@ if [ ${#reqs[@]} -gt 0 ]; then
       echo "gpuopt setup: $r: not installed: it needs $need MB free and $PWD has $free MB; the tests that use it will be skipped" >&2
       continue
     fi
+    into=$(sed -n 's/^# setup: into \(\.venv\/[A-Za-z0-9._-]*\)$/\1/p' "$r" | head -1)
+    where=()
+    [ -n "$into" ] && where=(--target "$into" --upgrade)
     parts=$(mktemp -d .venv/.tmp/req.XXXXXX)
     awk -v dir="$parts" '/^[A-Za-z]/ {n++} n && !/^#/ {print > sprintf("%s/%03d.txt", dir, n)}' "$r"
     for e in "$parts"/*.txt; do
       TMPDIR=$PWD/.venv/.tmp .venv/bin/python -m pip install -q --disable-pip-version-check \
-          --no-cache-dir --require-hashes --no-deps -r "$e" ||
+          --no-cache-dir --require-hashes --no-deps "${where[@]}" -r "$e" ||
         { echo "gpuopt setup: $r: pip could not install $(awk 'NR == 1 {print $1}' "$e") ($(df -Pm .venv | awk 'NR == 2 {print $4}') MB free)" >&2; exit 1; }
     done
     rm -rf "$parts"

@@ -4,7 +4,7 @@
  * stable (tests and agents match them):
  *   no-driver, no-gpu, gpu-query-failed, python-missing, python-probe-failed,
  *   import-crashed, import-fails, no-gpu-package, driver-too-old,
- *   cuda-too-new-for-gpu, cannot-reach-device, mixed-cuda, older-cuda-build,
+ *   cuda-too-new-for-gpu, cannot-reach-device, mixed-cuda, duplicate-build, older-cuda-build,
  *   minor-version-compat, rapids-python, rapids-compute-capability,
  *   rapids-driver, cuspatial-conflict, requires, warp-sim-removed,
  *   two-cuda-runtimes, mig-enabled, ecc-errors, persistence-off,
@@ -604,11 +604,71 @@ static void rules_versions(const struct doctor_kb *kb, struct doctor_result *r)
 	}
 }
 
+/* Distribution names compared as pip does (case, '-', '_' and '.' alike). */
+static bool same_dist(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a == '_' || *a == '.' ? '-' : (char)(*a >= 'A' && *a <= 'Z' ? *a + 32 : *a);
+		char y = *b == '_' || *b == '.' ? '-' : (char)(*b >= 'A' && *b <= 'Z' ? *b + 32 : *b);
+		if (x != y)
+			return false;
+		if (!x)
+			return true;
+	}
+}
+
+/* One package installed as two of its builds (cupy-cuda12x beside
+ * cupy-cuda13x, nx-cugraph-cu12 beside nx-cugraph-cu13): both write the same
+ * module, so what imports depends on the order pip ran, and uninstalling one
+ * deletes files the other needs. The probe's cuda_dists list every installed
+ * distribution with a CUDA major; the package table reports only the first. */
+static void rules_duplicates(const struct doctor_kb *kb, struct doctor_result *r)
+{
+	json_t *dists = r->python ? json_object_get(r->python, "cuda_dists") : NULL;
+	if (!json_is_array(dists))
+		return;
+	size_t i, k, j;
+	json_t *t, *d, *x;
+	json_array_foreach(json_object_get(kb->packages, "packages"), i, t) {
+		const char *name = jstr(t, "name");
+		struct buf which = {0}, names = {0};
+		int found = 0;
+		json_array_foreach(json_object_get(t, "dists"), k, d) {
+			json_array_foreach(dists, j, x) {
+				const char *dn = jstr(x, "name");
+				if (!dn || !json_string_value(d) || !same_dist(dn, json_string_value(d)))
+					continue;
+				json_t *m = json_object_get(x, "cuda_major");
+				buf_printf(&which, "%s%s %s (CUDA %d)", found ? " and " : "", dn,
+					   jstr(x, "version") ? jstr(x, "version") : "?",
+					   json_is_integer(m) ? (int)json_integer_value(m) : 0);
+				buf_printf(&names, " %s", dn);
+				found++;
+			}
+		}
+		if (found >= 2 && name) {
+			char *w = buf_steal(&which), *n = buf_steal(&names);
+			struct doctor_problem *q = problem_add(r, DOCTOR_WARNING, "duplicate-build",
+				xasprintf("%s is installed %d times, as %s: they write the same module, so which "
+					  "one imports depends on the order pip ran, and uninstalling one breaks "
+					  "the other", name, found, w));
+			problem_fix(q, xasprintf("pip uninstall -y%s", n));
+			problem_fix(q, install_command(kb, name, target_major(r), "pip"));
+			free(w);
+			free(n);
+		} else {
+			free(buf_steal(&which));
+			free(buf_steal(&names));
+		}
+	}
+}
+
 void doctor_rules(const struct doctor_kb *kb, struct doctor_result *r)
 {
 	rules_gpu(kb, r);
 	rules_python(kb, r);
 	rules_cuda(kb, r);
+	rules_duplicates(kb, r);
 	rules_rapids(kb, r);
 	rules_versions(kb, r);
 }

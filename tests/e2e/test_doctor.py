@@ -208,6 +208,31 @@ def test_rapids_and_warp_from_pypi_are_found_and_cannot_reach_a_device():
     assert doc["python"]["cudart"] and all(c["major"] == 13 for c in doc["python"]["cudart"])
 
 
+# ---- two builds of one package ----
+
+DUPLICATE = ROOT / ".venv" / "doctor-duplicate"
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_two_builds_of_one_package_are_found_with_their_fix():
+    """nx-cugraph-cu12 beside nx-cugraph-cu13, the real wheels from PyPI that
+    scripts/setup.sh puts in .venv/doctor-duplicate (requirements/doctor-duplicate.txt):
+    the package table names one build, the duplicate-build problem both."""
+    assert (DUPLICATE / "nx_cugraph_cu12-26.10.0.dist-info").is_dir(), "run scripts/setup.sh"
+    doc, r = doctor_json("--python", DEBIAN_PY, env={"PYTHONPATH": str(DUPLICATE)})
+    pk = packages(doc)
+    assert pk["nx-cugraph"]["installed"] and pk["nx-cugraph"]["dist"] == "nx-cugraph-cu13"
+    dup = [p for p in doc["problems"] if p["id"] == "duplicate-build"]
+    assert len(dup) == 1 and dup[0]["severity"] == "warning", doc["problems"]
+    assert dup[0]["title"].startswith("nx-cugraph is installed 2 times, as nx-cugraph-cu13 26.10.0 (CUDA 13) "
+                                      "and nx-cugraph-cu12 26.10.0 (CUDA 12)"), dup[0]["title"]
+    assert dup[0]["fixes"][0] == "pip uninstall -y nx-cugraph-cu13 nx-cugraph-cu12"
+    assert "nx-cugraph-cu13==" in dup[0]["fixes"][1]  # no driver here: the CUDA 13 build
+    # one build alone is no duplicate
+    doc, r = doctor_json("--python", DEBIAN_PY)
+    assert "duplicate-build" not in ids(doc)
+
+
 # ---- imports that crash or hang ----
 
 def fake_site(tmp_path, name, dist, body):

@@ -171,6 +171,30 @@ static void test_a_gpu_too_old_for_cuda_13(void **state)
 	doctor_result_free(r);
 }
 
+/* cupy-cuda12x installed beside the recorded cupy-cuda13x: the probe's
+ * cuda_dists list both, the package table one. */
+static void test_two_builds_of_one_package(void **state)
+{
+	(void)state;
+	json_t *py = python_facts();
+	struct doctor_result *r = check(gpu_facts(), json_deep_copy(py));
+	assert_null(find(r, "duplicate-build")); /* as recorded: one build */
+	doctor_result_free(r);
+	json_t *dists = json_object_get(py, "cuda_dists");
+	assert_true(json_is_array(dists));
+	json_array_append_new(dists, json_pack("{s:s, s:s, s:i}", "name", "cupy_cuda12x", "version", "14.1.0",
+					       "cuda_major", 12));
+	r = check(gpu_facts(), py);
+	const struct doctor_problem *p = find(r, "duplicate-build");
+	assert_non_null(p);
+	assert_int_equal(p->severity, DOCTOR_WARNING);
+	assert_non_null(strstr(p->title, "cupy is installed 2 times"));
+	assert_non_null(strstr(p->title, "cupy_cuda12x 14.1.0 (CUDA 12)"));
+	assert_true(has_fix(p, "pip uninstall -y cupy-cuda13x cupy_cuda12x"));
+	assert_true(has_fix(p, "pip install \"cupy-cuda13x[ctk]\"")); /* the H200's driver serves 13 */
+	doctor_result_free(r);
+}
+
 static void test_cuda_12_beside_cuda_13(void **state)
 {
 	(void)state;
@@ -382,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_12_beside_cuda_13),
 		cmocka_unit_test(test_rapids_python_and_cuspatial),
 		cmocka_unit_test(test_versions_that_need_each_other),
+		cmocka_unit_test(test_two_builds_of_one_package),
 		cmocka_unit_test(test_two_cuda_runtimes_and_a_package_that_fails),
 		cmocka_unit_test(test_no_driver_and_no_python),
 		cmocka_unit_test(test_a_second_gpu_and_the_gpu_state),
