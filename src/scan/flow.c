@@ -947,6 +947,14 @@ static bool cold_loop(struct flow *f, PNode left, PNode right)
 			PNode m = F(f, callee, F_ATTRIBUTE);
 			if (text_is(f, m, "items") || text_is(f, m, "values") || text_is(f, m, "keys"))
 				return true;
+			/* for name, p in model.named_parameters(): once per tensor of a
+			 * model (an export, an initialisation); in a training step the
+			 * step's loop around it is the hot one */
+			static const char *const tensors[] = {"parameters", "named_parameters", "buffers",
+							      "named_buffers", NULL};
+			for (const char *const *t = tensors; *t; t++)
+				if (text_is(f, m, *t))
+					return true;
 		}
 		if (K(f, callee) == NK_IDENTIFIER && (text_is(f, callee, "enumerate") || text_is(f, callee, "zip"))) {
 			PNode a0 = pn_named_child(args, 0);
@@ -2042,8 +2050,14 @@ static struct val eval_call(struct flow *f, PNode call)
 						       kwarg(f, &a, "device", NULL))) ||
 			      (!strcmp(attr, "type") && a.npos && device_type_arg(f, &a.pos[0], a.posn[0]));
 		if (to_gpu) {
-			if (recv.kind == V_INSTANCE)
-				return recv; /* a module moved to the device */
+			if (recv.kind == V_INSTANCE) {
+				/* a module moved to the device, in place: model.to(device)
+				 * alone moves it too, so the name is marked */
+				recv.flags |= VF_GPU;
+				if (K(f, obj) == NK_IDENTIFIER)
+					flow_bind(f, node_name(f, obj), recv);
+				return recv;
+			}
 			if (recv.kind == V_UNKNOWN && constructor_call(f, obj))
 				return VD(V_DEVICE_OBJECT, FAM_TORCH, line); /* Net().to(device): a model on the GPU */
 			if (recv.kind == V_HOST_ARRAY || recv.kind == V_UNKNOWN) {
@@ -2084,7 +2098,11 @@ static struct val eval_call(struct flow *f, PNode call)
 					return call_value(f, call, e->v, &a, V(V_UNKNOWN), false);
 			}
 			if (f->cls[recv.ref].base < 0 && f->cls[recv.ref].base_qual) {
-				/* a method of a library base class (nn.Module.eval, ...) */
+				/* a method of a library base class (nn.Module.eval, ...);
+				 * of a module on the device, its parameters are there */
+				if ((recv.flags & VF_GPU) && (!strcmp(attr, "parameters") || !strcmp(attr, "named_parameters") ||
+							      !strcmp(attr, "buffers")))
+					return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 				return V(V_UNKNOWN);
 			}
 			record_call(f, qual_join(f, "", attr, alen), &a);
@@ -2909,6 +2927,27 @@ static void exec_while(struct flow *f, PNode s)
 	run_loop(f, s, PN_NULL, V(V_UNKNOWN), cond, body, retry_loop(f, cond, body));
 }
 
+/* Is the condition a test that the device is CUDA: X == "cuda" (or
+ * "cuda:0"), X.type == 'cuda'? */
+static bool cuda_test(struct flow *f, PNode cond)
+{
+	if (pn_is_null(cond) || K(f, cond) != NK_COMPARISON || pn_named_child_count(cond) != 2)
+		return false;
+	size_t len;
+	const char *s = flow_text(f, cond, &len);
+	if (!memmem(s, len, "==", 2) || memmem(s, len, "!=", 2))
+		return false;
+	for (uint32_t i = 0; i < 2; i++) {
+		PNode c = pn_named_child(cond, i);
+		size_t cl;
+		const char *t = flow_text(f, c, &cl);
+		if (K(f, c) == NK_STRING && cl >= 6 && (t[0] == '"' || t[0] == '\'') && !strncmp(t + 1, "cuda", 4) &&
+		    (t[5] == t[0] || t[5] == ':'))
+			return true;
+	}
+	return false;
+}
+
 static void exec_if(struct flow *f, PNode s)
 {
 	struct frame *fr = f->cur;
@@ -2934,6 +2973,15 @@ static void exec_if(struct flow *f, PNode s)
 		}
 	}
 	bool thr = fr->throttled;
+	/* `if device == "cuda": torch.cuda.synchronize() elif device == "mps": ...`:
+	 * the other ways, and the way past them all, are runs on another
+	 * device, with no CUDA work pending: the timing state after the chain is
+	 * the CUDA arm's */
+	int cuda_arm = -1;
+	struct tstate tcuda = {0};
+	for (int i = 0; i < n && cuda_arm < 0; i++)
+		if (cuda_test(f, conds[i]))
+			cuda_arm = i;
 	/* `if xp is cupy: x = x.get()`: a branch that brings a device value home
 	 * leaves it on the host whichever way the test went */
 	struct ent back[16];
@@ -2949,8 +2997,13 @@ static void exec_if(struct flow *f, PNode s)
 		fr->dead = false;
 		exec_block(f, arms[i]);
 		fr->throttled = thr;
-		if (fr->dead)
+		if (fr->dead) {
+			if (i == cuda_arm)
+				cuda_arm = -1;
 			continue;
+		}
+		if (i == cuda_arm)
+			tcuda = fr->ts;
 		for (uint32_t e = 0; e < fr->env.n && nback < 16; e++) {
 			struct ent *x = &fr->env.e[e];
 			struct ent *old_e = env_find(&before, x->name);
@@ -2982,7 +3035,7 @@ static void exec_if(struct flow *f, PNode s)
 	env_free(&before);
 	if (any) {
 		fr->env = out;
-		fr->ts = tout;
+		fr->ts = cuda_arm >= 0 ? tcuda : tout;
 		fr->dead = false;
 	} else {
 		fr->env = env_copy(&out);

@@ -52,7 +52,7 @@ enum vkind {
 
 enum vfam { FAM_NONE = 0, FAM_CUPY, FAM_TORCH, FAM_NUMBA, FAM_JAX };
 
-#define VF_GPU 1u      /* V_DEVSPEC / V_ARRAY_MODULE: may be the GPU */
+#define VF_GPU 1u      /* V_DEVSPEC / V_ARRAY_MODULE: may be the GPU; V_INSTANCE: a module moved there */
 #define VF_OPAQUE 2u   /* V_FUNCTION: wrapped by a decorator gpuopt does not know */
 #define VF_FRESH 4u    /* an array made in place by a constructor (torch.ones(n)) */
 #define VF_BACK 8u     /* host data copied from the device (line: where) */
