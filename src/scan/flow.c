@@ -2791,7 +2791,7 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
  * the work of every batch.) */
 static bool runs_tests(struct flow *f, PNode body)
 {
-	uint32_t n = pn_named_child_count(body), tests = 0;
+	uint32_t n = pn_named_child_count(body);
 	const char *first = NULL;
 	size_t first_len = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -2807,12 +2807,11 @@ static bool runs_tests(struct flow *f, PNode body)
 		if (!first) {
 			first = name;
 			first_len = len;
-			tests = 1;
 		} else if (len != first_len || memcmp(name, first, len) != 0) {
-			tests++;
+			return true; /* a second test function */
 		}
 	}
-	return tests >= 2;
+	return false;
 }
 
 static void exec_for(struct flow *f, PNode s)
@@ -2928,7 +2927,8 @@ static void exec_while(struct flow *f, PNode s)
 }
 
 /* Is the condition a test that the device is CUDA: X == "cuda" (or
- * "cuda:0"), X.type == 'cuda'? */
+ * "cuda:0"), X.type == 'cuda': a string the model reads as the GPU's device
+ * (eval_string)? */
 static bool cuda_test(struct flow *f, PNode cond)
 {
 	if (pn_is_null(cond) || K(f, cond) != NK_COMPARISON || pn_named_child_count(cond) != 2)
@@ -2939,10 +2939,10 @@ static bool cuda_test(struct flow *f, PNode cond)
 		return false;
 	for (uint32_t i = 0; i < 2; i++) {
 		PNode c = pn_named_child(cond, i);
-		size_t cl;
-		const char *t = flow_text(f, c, &cl);
-		if (K(f, c) == NK_STRING && cl >= 6 && (t[0] == '"' || t[0] == '\'') && !strncmp(t + 1, "cuda", 4) &&
-		    (t[5] == t[0] || t[5] == ':'))
+		if (K(f, c) != NK_STRING)
+			continue;
+		struct val v = flow_peek(f, c);
+		if (v.kind == V_DEVSPEC && (v.flags & VF_GPU))
 			return true;
 	}
 	return false;
