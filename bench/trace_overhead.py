@@ -8,6 +8,10 @@ after a warm-up, synchronized, on time.perf_counter):
   torch_launch  20,000 tiny kernels (x.add_(1)), PyTorch
   matmul        a compute-bound loop: 10 float32 8192x8192 products, CuPy
   roundtrip     2,000 iterations of an update and a device->host copy of one value, CuPy
+  c_launch_runtime, c_launch_driver
+                20,000 empty kernels from C (bench/launch_cost.cu, --launch-cost
+                PATH): cudaLaunchKernel or cuLaunchKernel, no interpreter; the
+                host time of each 1,000 launches is kept too ("batch_us" in --json)
 Modes, each in its own process: plain; trace (gpuopt trace, default
 settings: every record); torch_profiler (torch.profiler.profile with CPU
 and CUDA activities), measured in --rounds interleaved rounds in a shuffled
@@ -24,8 +28,8 @@ Targets (issue 13): trace <= 1.15x plain on the launch loops, <= 1.02x on
 the compute-bound loop. Prints a table and the ratios (of the medians, and
 the median of each round's own ratio to plain); --json FILE keeps them,
 rewritten after every round, and a SIGTERM (timeout(1)) still prints and
-saves the rounds measured. A mode named in --modes is measured in every
-round, a diagnostic one too.
+saves the rounds measured. A mode named in --modes is measured on every
+workload in every round (torch.profiler's modes not on the C ones).
 
 Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
 (GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
@@ -51,6 +55,8 @@ import time
 
 LAUNCHES = 20000
 CPUS = None
+LAUNCH_COST = None  # bench/launch_cost.cu built (--launch-cost)
+BATCHES = {}  # workload -> mode -> [per-process batch times, us] (the C workloads)
 
 
 def run_workload(name, reps, profile):
@@ -125,6 +131,15 @@ MODES = {
     "trace_driver_api_only": (["TRACE"], {"GPUOPT_TRACE_DIAG": "runtime_api=0"}, "plain"),
     "trace_no_python_lines": (["TRACE"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
     "trace_nothing_on": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"}, "plain"),
+    # the API callbacks with one kind of record; --sample with every record kind off
+    # but for 1 ms in every second (what a kind turned off still costs)
+    "trace_cb_kernel": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel"}, "plain"),
+    "trace_cb_memory": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memory"}, "plain"),
+    "trace_cb_sync": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,sync"}, "plain"),
+    "trace_sample_rare": (["TRACE", "--sample"],
+                          {"GPUOPT_TRACE_DIAG": "sample_all=1,sample_on_ms=1,sample_period_ms=1000"}, "plain"),
+    "trace_sample_1pct": (["TRACE", "--sample", "--set", "sample_window_ms=5", "--set", "sample_period_ms=500"],
+                          {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go
     "trace_zeroed_buffers": (["TRACE"], {"GPUOPT_TRACE_DIAG": "zeroed_buffers=1"}, "plain"),
     "trace_host_pinned": (["TRACE"], {"GPUOPT_TRACE_DIAG": "host_pinned=1"}, "plain"),
@@ -137,9 +152,6 @@ for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
     MODES[f"trace_records_{_kind}"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind},
                                        "plain")
 MAIN = ["plain", "trace", "torch_profiler"]
-# measured only when named in --modes, on the launch loops
-OPT_IN = ["trace_zeroed_buffers", "trace_host_pinned", "trace_shared_buffer", "trace_device_buffer_64mb",
-          "trace_buffer_64kb"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
     "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
@@ -151,13 +163,26 @@ PLAN = {
                                                              "overhead"))]),
     "matmul": (MAIN, []),
     "roundtrip": (MAIN, ["trace_kernels_only"]),
+    # without an interpreter: what CUPTI and the tracer cost per launch
+    "c_launch_runtime": (["plain", "trace", "trace_sample"],
+                         ["trace_callbacks_only", "trace_activity_only", "trace_records_kernel",
+                          "trace_nothing_on"]),
+    "c_launch_driver": (["plain", "trace", "trace_sample"],
+                        ["trace_callbacks_only", "trace_activity_only", "trace_records_kernel",
+                         "trace_nothing_on"]),
 }
+C_WORKLOADS = ("c_launch_runtime", "c_launch_driver")
 
 
 def measure(gpuopt, workload, mode, reps):
     pre, env_extra, profile = MODES[mode]
-    cmd = [sys.executable, os.path.abspath(__file__), "--workload", workload, "--reps", str(reps),
-           "--profile", profile]
+    if workload in C_WORKLOADS:
+        if profile != "plain":
+            return None  # torch.profiler needs Python
+        cmd = [LAUNCH_COST, workload.rsplit("_", 1)[1], str(reps)]
+    else:
+        cmd = [sys.executable, os.path.abspath(__file__), "--workload", workload, "--reps", str(reps),
+               "--profile", profile]
     if pre:
         cmd = [gpuopt, "trace", "-q", "--format", "json", *pre[1:], "--", *cmd]
     if CPUS:
@@ -166,7 +191,10 @@ def measure(gpuopt, workload, mode, reps):
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     for line in (p.stdout + "\n" + p.stderr).splitlines():
         if line.startswith('{"workload"'):
-            return statistics.median(json.loads(line)["times_s"])
+            got = json.loads(line)
+            if "batch_us" in got:
+                BATCHES.setdefault(workload, {}).setdefault(mode, []).append(got["batch_us"])
+            return statistics.median(got["times_s"])
     sys.stderr.write(f"{workload}/{mode} failed (exit {p.returncode}):\n{p.stderr[-3000:]}\n")
     return None
 
@@ -184,6 +212,8 @@ def main():
     ap.add_argument("--modes", help="comma-separated subset of the modes to measure (plain is always measured)")
     ap.add_argument("--cpus", help="run every process on these CPUs (taskset -c), so that where the "
                     "scheduler puts a process does not add to the difference between modes")
+    ap.add_argument("--launch-cost", help="bench/launch_cost.cu built, for the c_launch_* workloads "
+                    "(default: launch_cost beside --gpuopt)")
     ap.add_argument("--diagnose-every-round", action="store_true",
                     help="measure the diagnostic modes in every round, not only the first")
     a = ap.parse_args()
@@ -192,8 +222,9 @@ def main():
         return 0
     if not a.gpuopt:
         ap.error("--gpuopt PATH is needed")
-    global CPUS
+    global CPUS, LAUNCH_COST
     CPUS = a.cpus
+    LAUNCH_COST = a.launch_cost or os.path.join(os.path.dirname(os.path.abspath(a.gpuopt)), "launch_cost")
     # Rounds: every workload's main modes once per round, in a shuffled order
     # (the machine drifts: GPU clocks, CPU frequency), then the diagnostic
     # modes once. A mode's time is the median over its rounds of each
@@ -211,8 +242,9 @@ def main():
         unknown = keep - set(MODES)
         if unknown:
             ap.error(f"unknown modes: {', '.join(sorted(unknown))}")
-        plan = {w: ([m for m in main + diag + (OPT_IN if w.endswith("_launch") else []) if m in keep], [])
-                for w, (main, diag) in plan.items()}
+        named = ["plain"] + [m for m in a.modes.split(",") if m != "plain"]
+        plan = {w: ([m for m in named if not (w in C_WORKLOADS and MODES[m][2] != "plain")], [])
+                for w in plan}
     samples, by_round, completed = {}, {}, 0
 
     def on_term(sig, frame):
@@ -289,7 +321,7 @@ def save(a, samples, by_round, done):
     with open(tmp, "w") as f:
         json.dump({"median_s": results, "samples_s": samples, "ratio_to_plain": ratios,
                    "paired_ratio_to_plain": pairs, "launches": LAUNCHES, "rounds": a.rounds,
-                   "rounds_done": done, "reps": a.reps}, f, indent=1)
+                   "rounds_done": done, "reps": a.reps, "batch_us": BATCHES}, f, indent=1)
     os.replace(tmp, a.json)
 
 

@@ -14,6 +14,9 @@ mkdir -p build-device/bundle/lib
 cp build-device/src/gpuopt build-device/bundle/
 # gpuopt trace's tracer, found beside the binary (needs only libc).
 [ -f build-device/src/trace/libgpuopt_trace.so ] && cp build-device/src/trace/libgpuopt_trace.so build-device/bundle/
+# bench/trace_overhead.py's C workloads (what a launch costs without Python).
+command -v nvcc >/dev/null &&
+  nvcc -O2 -arch=sm_90 -o build-device/bundle/launch_cost bench/launch_cost.cu -lcuda
 for lib in libjansson.so.4 libtree-sitter.so.0 libxxhash.so.0 libz.so.1; do
   path=$(ldd build-device/src/gpuopt | awk -v l="$lib" '$1 == l {print $3}')
   [ -n "$path" ] && cp -L "$path" build-device/bundle/lib/

@@ -43,8 +43,9 @@ struct trace_budget {
 	uint64_t records, dropped, unattributed, events, events_dropped, overhead_ns;
 	/* kernel sampling (trace_process): launches made while sampling, and of
 	 * them those whose kernels were recorded; kernel figures are estimates
-	 * when sampled_launches > 0 */
-	uint64_t sampled_launches, recorded_launches, sample_windows;
+	 * when sampled_launches > 0; the kernel records of those recorded, and
+	 * CUPTI's refusals to turn records on or off */
+	uint64_t sampled_launches, recorded_launches, sample_windows, sample_kernels, sample_toggle_errors;
 };
 
 struct trace_device_row {

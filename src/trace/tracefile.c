@@ -177,6 +177,11 @@ static bool parse_sampling(struct ctx *c, json_t *o, struct trace_process *p)
 	    !get_u64(c, sm, "windows", &p->sample_windows) ||
 	    !get_u64(c, sm, "recorded_ns", &p->sample_recorded_ns) || !get_u64(c, sm, "rate", &p->sample_rate))
 		return false;
+	if ((json_object_get(sm, "recorded_kernels") && !get_u64(c, sm, "recorded_kernels", &p->sample_kernels)) ||
+	    (json_object_get(sm, "toggle_errors") && !get_u64(c, sm, "toggle_errors", &p->sample_toggle_errors)))
+		return false;
+	if (!json_object_get(sm, "recorded_kernels"))
+		p->sample_kernels = p->recorded_launches; /* before the field: taken as complete */
 	if (p->recorded_launches > p->sampled_launches || p->sampled_launches > p->launches)
 		return bad(c, "%s: %s", "'sampling' counts more recorded than sampled, or sampled than made, launches");
 	return true;

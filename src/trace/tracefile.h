@@ -115,9 +115,13 @@ struct trace_process {
 	/* Kernel sampling: launches in the run, those made in its sampled
 	 * stretch and those of them whose kernels were recorded (the rest are
 	 * estimated from them), the recording windows, their time, and the
-	 * launch rate that starts it (0: off). */
+	 * launch rate that starts it (0: off); the kernel records of the
+	 * launches made while recording (fewer when CUPTI's records resumed late
+	 * in a window), and CUPTI's refusals to turn records on or off (these
+	 * two: 0 in summaries of tracers before them). */
 	bool sampled;
 	uint64_t launches, sampled_launches, recorded_launches, sample_windows, sample_recorded_ns, sample_rate;
+	uint64_t sample_kernels, sample_toggle_errors;
 	const char **strings; size_t nstrings;
 	struct trace_site *sites; size_t nsites;
 	struct trace_site_stats *stats; size_t nstats;

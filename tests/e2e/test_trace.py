@@ -513,6 +513,36 @@ def test_unsampled_traces_say_nothing_of_sampling():
     assert "Sampled:" not in run("trace", "show", fixture("torch_tiny_kernels")).out
 
 
+# cupy_tiny_kernels_sampled: cupy_tiny_kernels.py 100000 with --sample on the
+# H200 (session 8, the tracer with the phase history), in the call that also
+# traced it with every record: 100,001 kernels, 89,567,410 ns
+# (bench/results/h200_trace_suite_session8.log, section 1b).
+
+def test_sampled_cupy_fixture_estimates_the_kernels_of_the_full_trace():
+    rep = show("cupy_tiny_kernels_sampled")
+    (p,) = rep["processes"]
+    assert p["unattributed"] == 0
+    b = rep["budget"]
+    assert b["sampling"]["estimated"] is True
+    assert abs(b["kernels"] / 100001 - 1) < 0.01, b["kernels"]
+    assert abs(b["kernel_ns"] / 89567410 - 1) < 0.01, b["kernel_ns"]
+    assert abs(b["gpu_busy_ns"] / 89567410 - 1) < 0.01, b["gpu_busy_ns"]
+    r = run("trace", "show", fixture("cupy_tiny_kernels_sampled"))
+    assert r.rc == 0 and "records lost" not in r.out
+
+
+def test_sampled_idle_time_stays_within_the_gpu_phase():
+    # Recording slows launches, so the gaps seen in the windows are longer
+    # than the rest and their estimate ran past the GPU phase (1.63 s idle +
+    # 0.09 s busy in a 1.55 s phase for the CuPy fixture): capped at the
+    # device's span less its busy time, with the gaps by line.
+    for name in ("cupy_tiny_kernels_sampled", "torch_tiny_kernels_sampled"):
+        b = show(name)["budget"]
+        idle = b["idle"]["host_wait_ns"] + b["idle"]["kernel_wait_ns"] + b["idle"]["other_ns"]
+        assert b["gpu_busy_ns"] + idle <= b["gpu_phase_ns"] + b["warmup_ns"] + 1000, (name, b)
+        for f in show(name)["findings"]:
+            assert f["cost_s"] * 1e9 <= b["gpu_phase_ns"] + b["warmup_ns"] + 1000, (name, f)
+
 # cupy_tiny_kernels_sampled_ring_wrap: cupy_tiny_kernels.py 100000 with --sample
 # on the H200, whose sparse buffers came back after the table of calls had
 # wrapped (fixtures' README): 2,760 of its 10,294 records found no call.

@@ -5,8 +5,10 @@ launches come faster than sample_launch_rate) and without (every record), in
 one call. Both runs must exit 0 and match their records to their calls (a
 record whose call's ring entry was reused is not); the sampled run must say
 it sampled, count every launch, and
-estimate the kernels' number, GPU time and the GPU's busy time within the
-tolerance of what the exact run recorded.
+estimate the kernels' number, GPU time, the GPU's busy and idle time within
+the tolerance of what the exact run recorded; its windows must keep their
+kernel records (at least one for every two launches made while recording)
+and CUPTI must not refuse to turn the records on or off.
 
 Usage: check_sampled.py SAMPLED_REPORT.json EXACT_REPORT.json LAUNCHES [--tolerance 0.1]
 Prints one line per check, "ok" or "FAIL", and exits 1 if any failed."""
@@ -40,9 +42,16 @@ def main():
     check(sampled > 0 and 0 < recorded < sampled,
           f"default mode sampled: {recorded} of {sampled} launches made while sampling recorded")
     check(all(not p.get("sampled") for p in ep), "the run without --sample did not sample")
+    kept = sum(p.get("recorded_kernels", recorded) for p in sp) if sp else 0
+    errors = sum(p.get("toggle_errors", 0) for p in sp)
+    check(kept * 2 >= recorded, f"the windows kept their kernel records: {kept} for {recorded} launches")
+    check(errors == 0, f"CUPTI turned the records on and off when asked: {errors} refusals")
+    def idle(r):
+        return sum(r["budget"]["idle"][k] for k in ("host_wait_ns", "kernel_wait_ns", "other_ns"))
     for what, key in (("launches counted", "launches"), ("kernels (estimated / recorded)", "kernels"),
-                      ("kernel time (estimated / recorded)", "kernel_ns"), ("GPU busy", "gpu_busy_ns")):
-        a, b = s["budget"][key], e["budget"][key]
+                      ("kernel time (estimated / recorded)", "kernel_ns"), ("GPU busy", "gpu_busy_ns"),
+                      ("GPU idle (estimated / recorded)", "idle")):
+        a, b = (idle(s), idle(e)) if key == "idle" else (s["budget"][key], e["budget"][key])
         if key == "launches":
             good = a >= launches and b >= launches
             check(good, f"{what}: sampled run {a}, exact run {b}, the program made {launches}+")

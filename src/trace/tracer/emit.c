@@ -62,11 +62,42 @@ static double sample_weight(int op)
 	return weight_of(t.calls_s, t.calls_s_on, op);
 }
 
+/* Kernel records of launches made while sampling, on every device. */
+static uint64_t sampled_kernels(void)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++)
+		n += t.devices[i].kernels_s;
+	return n;
+}
+
+/* Launches' weight, given the kernel records of the launches made while
+ * recording: per launch made then, or per kernel recorded where those are
+ * fewer. CUPTI's kernel records do not always resume when a window opens
+ * (on the H200 a run with 5 ms windows kept 4 kernels of 807 launches made
+ * while recording: bench/results/h200_trace_sampling_lost_windows.log), and
+ * a launch makes one kernel; where the records are more (a graph launch
+ * makes several), the launches count. */
+static double launch_weight(uint64_t calls, uint64_t on, uint64_t kernels)
+{
+	if (!on)
+		return 1.0;
+	return (double)calls / (double)(kernels && kernels < on ? kernels : on);
+}
+
+static double run_launch_weight(void)
+{
+	return launch_weight(t.calls_s[OP_LAUNCH], t.calls_s_on[OP_LAUNCH], sampled_kernels());
+}
+
 /* A line's weight for op: its own, or the run's where it made no such
  * call while sampling (its records then are of calls not matched). */
 static double site_weight(const struct site_stats *s, int op)
 {
-	return s->calls_s[op] ? weight_of(s->calls_s, s->calls_s_on, op) : sample_weight(op);
+	if (!s->calls_s[op])
+		return op == OP_LAUNCH ? run_launch_weight() : sample_weight(op);
+	return op == OP_LAUNCH ? launch_weight(s->calls_s[op], s->calls_s_on[op], s->kernel_s.n)
+			       : weight_of(s->calls_s, s->calls_s_on, op);
 }
 
 /* total, of which part was recorded while sampling: the estimate. */
@@ -75,13 +106,36 @@ static unsigned long long scaled(uint64_t total, uint64_t part, double w)
 	return (unsigned long long)((double)total + (double)part * (w - 1.0) + 0.5);
 }
 
-static uint64_t device_busy(struct device_stats *d)
+/* When not one kernel of the launches made while sampling was recorded
+ * (every window's records lost), those launches count one kernel each at
+ * the mean time of the kernels recorded outside the windows, shared among
+ * the devices, kernels and streams by their part of those: of n of the
+ * run's recorded kernels, this many more (and *ns more time). */
+static uint64_t lost_kernels(uint64_t n, uint64_t ns_of_n, uint64_t all, uint64_t *ns)
+{
+	uint64_t lost = t.calls_s_on[OP_LAUNCH] && !sampled_kernels() ? t.calls_s[OP_LAUNCH] : 0;
+	*ns = 0;
+	if (!lost || !all)
+		return 0;
+	*ns = (uint64_t)((double)lost * (double)ns_of_n / (double)all + 0.5);
+	return (uint64_t)((double)lost * (double)n / (double)all + 0.5);
+}
+
+static uint64_t recorded_kernels(void)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++)
+		n += t.devices[i].kernels;
+	return n;
+}
+
+static uint64_t device_busy(struct device_stats *d, uint64_t lost_ns)
 {
 	busy_flush(d);
 	uint64_t busy = d->busy + (d->have_run ? d->run_end - d->run_start : 0);
-	return (uint64_t)((double)busy + (double)d->kernel_ns_s * (sample_weight(OP_LAUNCH) - 1.0) +
+	return (uint64_t)((double)busy + (double)d->kernel_ns_s * (run_launch_weight() - 1.0) +
 			  (double)d->memcpy_ns_s * (sample_weight(OP_MEMCPY) - 1.0) +
-			  (double)d->memset_ns_s * (sample_weight(OP_MEMSET) - 1.0) + 0.5);
+			  (double)d->memset_ns_s * (sample_weight(OP_MEMSET) - 1.0) + (double)lost_ns + 0.5);
 }
 
 static void emit_site_stats(FILE *f)
@@ -108,14 +162,15 @@ static void emit_site_stats(FILE *f)
 				(unsigned long long)s->api[op].n, (unsigned long long)s->api[op].ns);
 			fa = 0;
 		}
-		/* This line's launches while sampling per launch recorded then;
-		 * a line none of whose sampled launches was recorded gets one
-		 * kernel per launch at its recorded kernels' mean time; records
+		/* This line's launches while sampling per launch (or kernel,
+		 * launch_weight) recorded then; a line none of whose sampled
+		 * launches left a kernel record gets one kernel per launch at its
+		 * other kernels' mean time; records
 		 * of no call of this line (those whose call left the ring, under
 		 * SITE_NONE) take the run's weight. */
 		unsigned long long kn, kns, kshort;
 		uint64_t ls = s->calls_s[OP_LAUNCH];
-		if (s->calls_s_on[OP_LAUNCH] || !ls) {
+		if ((s->calls_s_on[OP_LAUNCH] && s->kernel_s.n) || !ls) {
 			double w = site_weight(s, OP_LAUNCH);
 			kn = scaled(s->kernel.n, s->kernel_s.n, w);
 			kns = scaled(s->kernel.ns, s->kernel_s.ns, w);
@@ -235,12 +290,15 @@ void emit_summary(void)
 		(unsigned long long)now_ns());
 	fprintf(f, "\"sampling\":{\"sampled\":%s,\"launches\":%llu,\"sampled_launches\":%llu,"
 		"\"recorded_launches\":%llu,\"since\":%llu,\"windows\":%llu,\"recorded_ns\":%llu,"
-		"\"rate\":%llu,\"period_ns\":%llu,\"on_ns\":%llu},\n",
+		"\"rate\":%llu,\"period_ns\":%llu,\"on_ns\":%llu,\"recorded_kernels\":%llu,"
+		"\"toggle_errors\":%llu,\"toggle_error\":%d},\n",
 		t.calls_s[OP_LAUNCH] ? "true" : "false", (unsigned long long)t.launches,
 		(unsigned long long)t.calls_s[OP_LAUNCH], (unsigned long long)t.calls_s_on[OP_LAUNCH],
 		(unsigned long long)t.sampling_since, (unsigned long long)t.sample_windows,
 		(unsigned long long)t.sample_on_total, (unsigned long long)(t.sample ? t.sample_rate : 0),
-		(unsigned long long)t.sample_period_ns, (unsigned long long)t.sample_on_ns);
+		(unsigned long long)t.sample_period_ns, (unsigned long long)t.sample_on_ns,
+		(unsigned long long)sampled_kernels(), (unsigned long long)t.sample_toggle_errors,
+		t.sample_toggle_last);
 	fputs("\"unmatched\":[", f);
 	for (uint64_t i = 0; i < t.unattributed && i < 8; i++)
 		fprintf(f, "%s[%u,%u]", i ? "," : "", t.unmatched[i][0], t.unmatched[i][1]);
@@ -272,23 +330,35 @@ void emit_summary(void)
 	}
 	fputs("]", f);
 	emit_site_stats(f);
-	double w = sample_weight(OP_LAUNCH), wc = sample_weight(OP_MEMCPY), wm = sample_weight(OP_MEMSET);
+	double w = run_launch_weight(), wc = sample_weight(OP_MEMCPY), wm = sample_weight(OP_MEMSET);
+	uint64_t all = recorded_kernels(), all_events = 0, lost_ns;
 	fputs(",\n\"kernels\":[", f);
 	for (uint32_t i = 0; i < t.nkernels; i++) {
 		const struct kernel_stats *k = &t.kernels[i];
-		fprintf(f, "%s[%u,%llu,%llu,%llu,%llu]", i ? ",\n" : "", k->name, scaled(k->n, k->n_s, w),
-			scaled(k->ns, k->ns_s, w), (unsigned long long)(k->n ? k->min : 0),
+		uint64_t lost = lost_kernels(k->n, k->ns, all, &lost_ns);
+		fprintf(f, "%s[%u,%llu,%llu,%llu,%llu]", i ? ",\n" : "", k->name, scaled(k->n, k->n_s, w) + lost,
+			scaled(k->ns, k->ns_s, w) + lost_ns, (unsigned long long)(k->n ? k->min : 0),
 			(unsigned long long)k->max);
 	}
+	uint64_t all_ns = 0, lost_all_ns;
+	for (uint32_t i = 0; i < t.nstreams; i++)
+		all_events += t.streams[i].events;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++)
+		all_ns += t.devices[i].kernel_ns;
+	lost_kernels(all, all_ns, all, &lost_all_ns);
 	fputs("],\n\"streams\":[", f);
 	for (uint32_t i = 0; i < t.nstreams; i++) {
 		const struct stream_stats *s = &t.streams[i];
+		/* a stream's part of the lost kernels' time: its part of the events */
+		lost_ns = all_events ? (uint64_t)((double)lost_all_ns * (double)s->events / (double)all_events + 0.5)
+				     : 0;
 		fprintf(f, "%s{\"device\":%u,\"stream\":%u,\"events\":%llu,\"busy_ns\":%llu,"
 			"\"host_wait\":[%llu,%llu],\"kernel_wait\":[%llu,%llu],\"other\":[%llu,%llu],"
 			"\"warmup\":[%llu,%llu]}",
 			i ? ",\n" : "", s->device, s->stream, (unsigned long long)s->events,
 			(unsigned long long)((double)scaled(s->busy_ns, s->busy_s, w) +
-					     (double)s->busy_copy_s * (wc - 1.0) + (double)s->busy_set_s * (wm - 1.0)),
+					     (double)s->busy_copy_s * (wc - 1.0) + (double)s->busy_set_s * (wm - 1.0) +
+					     (double)lost_ns),
 			scaled(s->host_wait_n, s->gap_s[0][0], w),
 			scaled(s->host_wait_ns, s->gap_s[0][1], w), scaled(s->kernel_wait_n, s->gap_s[1][0], w),
 			scaled(s->kernel_wait_ns, s->gap_s[1][1], w), scaled(s->other_n, s->gap_s[2][0], w),
@@ -301,13 +371,15 @@ void emit_summary(void)
 		struct device_stats *d = &t.devices[i];
 		if (!d->used && !d->allocs)
 			continue;
+		uint64_t lost = lost_kernels(d->kernels, d->kernel_ns, all, &lost_ns);
 		fprintf(f, "%s{\"id\":%u,\"kernels\":%llu,\"kernel_ns\":%llu,\"memcpys\":%llu,\"memcpy_ns\":%llu,"
 			"\"memsets\":%llu,\"memset_ns\":%llu,\"busy_ns\":%llu,\"first\":%llu,\"last\":%llu,"
 			"\"mem_peak\":%lld,\"mem_now\":%lld,\"allocs\":%llu,\"frees\":%llu}",
-			first ? "" : ",\n", i, scaled(d->kernels, d->kernels_s, w), scaled(d->kernel_ns, d->kernel_ns_s, w),
+			first ? "" : ",\n", i, scaled(d->kernels, d->kernels_s, w) + lost,
+			scaled(d->kernel_ns, d->kernel_ns_s, w) + lost_ns,
 			scaled(d->memcpys, d->memcpys_s, wc), scaled(d->memcpy_ns, d->memcpy_ns_s, wc),
 			scaled(d->memsets, d->memsets_s, wm), scaled(d->memset_ns, d->memset_ns_s, wm),
-			(unsigned long long)device_busy(d), (unsigned long long)d->first,
+			(unsigned long long)device_busy(d, lost_ns), (unsigned long long)d->first,
 			(unsigned long long)d->last, (long long)d->mem_peak, (long long)d->mem_now,
 			(unsigned long long)d->allocs, (unsigned long long)d->frees);
 		first = 0;

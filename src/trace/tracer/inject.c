@@ -1202,16 +1202,33 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
  * the run goes back to recording everything. On with --sample (not yet the
  * default: see the README's trace section); never with --timeline or
  * --full. One thread decides; it calls CUPTI without holding t.lock
- * (the buffer callbacks take it). */
+ * (the buffer callbacks take it), and counts CUPTI's refusals.
+ * Measured since (H200, session 8, bench/results/h200_launch_cost_*.json):
+ * from C, without Python, a launch costs 3.3-4.4 us plain, 1.3-1.6x with
+ * every record, 1.1-1.3x with the callbacks alone, and --sample saves
+ * little (1.2-1.4x) while the allocation records stay on; with every kind
+ * off between windows (sample_all=1) it is cheaper, but CUPTI's kernel
+ * records then sometimes do not come back when a window opens (whole runs
+ * kept none), which emit.c's weights and the report's "records lost" line
+ * answer. */
 
 #define SAMPLER_TICK_NS 5000000ull
 
+/* Turns the sampled kinds on or off; a failure is counted (under t.lock)
+ * and written in the summary, not retried. */
 static void set_sampled_records(int on)
 {
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
 		if ((record_kinds[i].sampled || (sample_all && record_kinds[i].kind == CUPTI_ACTIVITY_KIND_MEMORY2)) &&
-		    kind_on(record_kinds[i].name))
-			(on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
+		    kind_on(record_kinds[i].name)) {
+			CUptiResult r = (on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
+			if (r != CUPTI_SUCCESS) {
+				pthread_mutex_lock(&t.lock);
+				t.sample_toggle_errors++;
+				t.sample_toggle_last = (int)r;
+				pthread_mutex_unlock(&t.lock);
+			}
+		}
 }
 
 static void *sampler(void *arg)

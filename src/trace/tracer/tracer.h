@@ -237,6 +237,8 @@ struct tracer {
 	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls while sampling; made while recording */
 	uint64_t sync_records_s[8][2];
 	uint64_t sampling_since, sample_windows, sample_on_total;
+	uint64_t sample_toggle_errors; /* cuptiActivityEnable / Disable that failed */
+	int sample_toggle_last;        /* the last failure's CUptiResult */
 	/* the timeline */
 	int events_fd;
 	char events_buf[1u << 20];

@@ -3,7 +3,8 @@
  * sampled stretch recorded is scaled to the calls made then (per line and
  * operation, and for the devices by the run's weights), a line none of
  * whose sampled launches was recorded gets a kernel per launch at its mean
- * time, an unsampled run is written as recorded; and what the writer writes
+ * time, windows whose kernel records came back late or not at all are
+ * weighted by the kernels that came, an unsampled run is written as recorded; and what the writer writes
  * the reader (trace_process_parse) accepts. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,9 @@
 
 #include <jansson.h>
 
+#include "trace/analyze.h"
+#include "trace/config.h"
+#include "trace/report.h"
 #include "trace/tracefile.h"
 #include "trace/tracer/tracer.h"
 
@@ -130,6 +134,30 @@ static void emit_and_read(struct trace_process *p)
 	json_decref(doc);
 }
 
+/* The text report of one process's summary (trace show's), malloc'd. */
+static char *report_of(struct trace_process *p)
+{
+	struct trace tr = {0};
+	tr.traced = true;
+	tr.procs = p;
+	tr.nprocs = 1;
+	struct trace_config cfg;
+	char *why = NULL;
+	assert_true(trace_config_load(&cfg, &why));
+	struct trace_report *r = trace_analyze(&tr, &cfg);
+	assert_non_null(r);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	struct trace_report_style st = {0, 0};
+	trace_report_text(f, r, &st);
+	fclose(f);
+	trace_report_free(r);
+	trace_config_free(&cfg);
+	return text;
+}
+
 static const struct trace_site_stats *site2(const struct trace_process *p)
 {
 	for (size_t i = 0; i < p->nstats; i++)
@@ -145,6 +173,10 @@ static void test_sampled_stretch_is_scaled_to_the_calls_made(void **state)
 	sampled_state();
 	struct trace_process p;
 	emit_and_read(&p);
+	char *text = report_of(&p);
+	assert_non_null(strstr(text, "Sampled: launches came faster"));
+	assert_null(strstr(text, "records lost")); /* complete windows */
+	free(text);
 	assert_true(p.sampled);
 	assert_int_equal(p.launches, 1000);
 	assert_int_equal(p.sampled_launches, 900);
@@ -196,6 +228,82 @@ static void test_line_with_no_recorded_sampled_launch_gets_its_mean(void **state
 	trace_process_clear(&p);
 }
 
+/* CUPTI's records resumed late in the windows: of the 90 launches made
+ * while recording, 9 left their kernels; the estimate weighs by those 9
+ * (the kernels that came stand for the 900 launches) and comes out as with
+ * complete windows; the summary says how many came. */
+static void test_windows_that_lost_records_are_weighted_by_the_kernels_recorded(void **state)
+{
+	(void)state;
+	sampled_state();
+	struct site_stats *st = &t.stats[2];
+	st->kernel = (struct cnt){.n = 109, .ns = 109000};
+	st->kernel_s = (struct cnt){.n = 9, .ns = 9000};
+	t.kernels[0].n = 109;
+	t.kernels[0].ns = 109000;
+	t.kernels[0].n_s = 9;
+	t.kernels[0].ns_s = 9000;
+	t.devices[0].kernels = 109;
+	t.devices[0].kernel_ns = 109000;
+	t.devices[0].kernels_s = 9;
+	t.devices[0].kernel_ns_s = 9000;
+	t.devices[0].busy = 245000 - 81000;
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_int_equal(p.recorded_launches, 90);
+	assert_int_equal(p.sample_kernels, 9);
+	const struct trace_site_stats *s = site2(&p);
+	assert_int_equal(s->kernels, 1000);
+	assert_int_equal(s->kernel_ns, 1000000);
+	assert_int_equal(p.kernels[0].n, 1000);
+	assert_int_equal(p.devices[0].kernels, 1000);
+	assert_int_equal(p.devices[0].kernel_ns, 1000000);
+	assert_int_equal(p.devices[0].busy_ns, 164000 + 9000 * 99 + 5000 * 9);
+	/* copies keep their own weight (10) */
+	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].n, 200);
+	char *text = report_of(&p);
+	assert_non_null(strstr(text, "Sampled, records lost: the 90 launches made while recording left 9 kernel records"));
+	free(text);
+	trace_process_clear(&p);
+}
+
+/* Not one kernel of the windows came back: each launch made while
+ * sampling counts one kernel at the mean of those recorded before, on the
+ * line, the kernel, the device and its stream. */
+static void test_windows_with_no_kernel_record_count_a_kernel_per_launch(void **state)
+{
+	(void)state;
+	sampled_state();
+	struct site_stats *st = &t.stats[2];
+	st->kernel = (struct cnt){.n = 100, .ns = 100000};
+	st->kernel_s = (struct cnt){0, 0};
+	t.kernels[0].n = 100;
+	t.kernels[0].ns = 100000;
+	t.kernels[0].n_s = 0;
+	t.kernels[0].ns_s = 0;
+	t.devices[0].kernels = 100;
+	t.devices[0].kernel_ns = 100000;
+	t.devices[0].kernels_s = 0;
+	t.devices[0].kernel_ns_s = 0;
+	t.devices[0].busy = 245000 - 90000;
+	struct stream_stats *ss = stream_get(0, 7);
+	ss->busy_ns = 300000 - 90000;
+	ss->busy_s = 0;
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_int_equal(p.sample_kernels, 0);
+	const struct trace_site_stats *s = site2(&p);
+	assert_int_equal(s->kernels, 100 + 900);
+	assert_int_equal(s->kernel_ns, 100000 + 900 * 1000);
+	assert_int_equal(p.kernels[0].n, 1000);
+	assert_int_equal(p.kernels[0].ns, 1000000);
+	assert_int_equal(p.devices[0].kernels, 1000);
+	assert_int_equal(p.devices[0].kernel_ns, 1000000);
+	assert_int_equal(p.devices[0].busy_ns, 155000 + 5000 * 9 + 900000);
+	assert_int_equal(p.streams[0].busy_ns, 210000 + 5000 * 9 + 900000);
+	trace_process_clear(&p);
+}
+
 static void test_unsampled_run_is_written_as_recorded(void **state)
 {
 	(void)state;
@@ -218,6 +326,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_stretch_is_scaled_to_the_calls_made),
 		cmocka_unit_test(test_line_with_no_recorded_sampled_launch_gets_its_mean),
+		cmocka_unit_test(test_windows_that_lost_records_are_weighted_by_the_kernels_recorded),
+		cmocka_unit_test(test_windows_with_no_kernel_record_count_a_kernel_per_launch),
 		cmocka_unit_test(test_unsampled_run_is_written_as_recorded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
