@@ -138,6 +138,9 @@ MODES = {
     "trace_cb_sync": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,sync"}, "plain"),
     "trace_sample_rare": (["TRACE", "--sample"],
                           {"GPUOPT_TRACE_DIAG": "sample_all=1,sample_on_ms=1,sample_period_ms=1000"}, "plain"),
+    # the candidate default: every kind off between windows of 10 ms a second
+    "trace_sample_sparse": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
+                            {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     "trace_sample_1pct": (["TRACE", "--sample", "--set", "sample_window_ms=5", "--set", "sample_period_ms=500"],
                           {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go
@@ -154,9 +157,9 @@ for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
 MAIN = ["plain", "trace", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
-    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
+    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_sparse", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
                            "trace_records_kernel"]),
-    "torch_launch": (MAIN, ["trace_sample", "trace_sample_all", "trace_sample_5ms", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
+    "torch_launch": (MAIN, ["trace_sample", "trace_sample_sparse", "trace_sample_all", "trace_sample_5ms", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
                             "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
                             "trace_nothing_on", "torch_profiler_stack",
                             *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",
