@@ -74,7 +74,7 @@ static uint64_t sampled_kernels(void)
 /* Launches' weight, given the kernel records of the launches made while
  * recording: per launch made then, or per kernel recorded where those are
  * fewer. CUPTI's kernel records do not always resume when a window opens
- * (on the H200 a run with 5 ms windows kept 4 kernels of 807 launches made
+ * (on the H200 a run with 5 ms windows kept no kernel of the 807 launches made
  * while recording: bench/results/h200_trace_sampling_lost_windows.log), and
  * a launch makes one kernel; where the records are more (a graph launch
  * makes several), the launches count. */
