@@ -198,7 +198,9 @@ def measure(gpuopt, workload, mode, reps):
             if "batch_us" in got:
                 BATCHES.setdefault(workload, {}).setdefault(mode, []).append(got["batch_us"])
             return statistics.median(got["times_s"])
-    sys.stderr.write(f"{workload}/{mode} failed (exit {p.returncode}):\n{p.stderr[-3000:]}\n")
+    # under gpuopt trace --format json, stdout is the report (the program's exit and signal)
+    sys.stderr.write(f"{workload}/{mode} failed (exit {p.returncode}):\n{p.stderr[-3000:]}\n"
+                     f"stdout: {p.stdout[-1500:]}\n")
     return None
 
 
