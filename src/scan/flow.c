@@ -1547,6 +1547,14 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return first;
 	if (known_entry_flow(e, "same")) /* accelerator.gather(x): like x, on x's device */
 		return first;
+	if (known_entry_flow(e, "reduces")) {
+		/* clip_grad_norm_(model.parameters(), 1.0): one value computed on
+		 * the device of the elements it is given */
+		struct val el = element_of(f, first);
+		if (val_on_device(&first) || val_on_device(&el))
+			return VD(V_DEVICE_SCALAR, val_on_device(&first) ? (enum vfam)first.fam : (enum vfam)el.fam, line);
+		return V(V_UNKNOWN);
+	}
 	if (known_entry_flow(e, "to-device")) {
 		/* accelerator.prepare(model, opt, x): its arguments, on the device:
 		 * a tensor (or a loader the model took for one) becomes a device
@@ -1978,6 +1986,10 @@ static struct val builtin_call(struct flow *f, PNode call, PNode callee, const s
 			}
 		return V(V_NONE);
 	}
+	if (len == 4 && !memcmp(s, "iter", 4) && a->npos == 1)
+		return a->pos[0]; /* an iterator over the same elements */
+	if (len == 4 && !memcmp(s, "next", 4) && a->npos >= 1)
+		return element_of(f, a->pos[0]);
 	if ((len == 3 && !memcmp(s, "len", 3)) || (len == 10 && !memcmp(s, "isinstance", 10)) ||
 	    (len == 7 && !memcmp(s, "hasattr", 7)) || (len == 8 && !memcmp(s, "callable", 8)) ||
 	    (len == 2 && !memcmp(s, "id", 2)))
@@ -2114,8 +2126,12 @@ static struct val eval_call(struct flow *f, PNode call)
 				return lib_call(f, call, q, &a);
 			return project_call(f, call, q, &a);
 		}
-		if (recv.kind == V_DEVICE_OBJECT && recv.fam == FAM_TORCH)
-			return V(V_UNKNOWN); /* model.eval(), model.parameters(), ... */
+		if (recv.kind == V_DEVICE_OBJECT && recv.fam == FAM_TORCH) {
+			/* a prepared model's parameters are on its device; model.eval(), ... */
+			if (!strcmp(attr, "parameters") || !strcmp(attr, "named_parameters") || !strcmp(attr, "buffers"))
+				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
+			return V(V_UNKNOWN);
+		}
 		if (recv.kind == V_DEVICE_OBJECT) {
 			/* stream.synchronize(), event.synchronize(), ... */
 			if (strstr(attr, "synchronize")) {
@@ -2313,8 +2329,8 @@ static struct val eval_comprehension(struct flow *f, PNode n)
 		eval(f, F(f, body, F_VALUE));
 	} else if (!pn_is_null(body)) {
 		struct val b = eval(f, body);
-		if (val_on_device(&b))
-			r = VD(V_UNKNOWN, FAM_NONE, 0);
+		if (val_on_device(&b) && K(f, n) != NK_SET_COMP)
+			r = tuple_val(f, &b, 1); /* a list of device values, as element_of reads it */
 	}
 	env_free(&fr->env);
 	fr->env = saved;
@@ -2512,6 +2528,19 @@ static struct val eval_node(struct flow *f, PNode n)
 		PNode body = pn_named_child(n, 0), cond = pn_named_child(n, 1), alt = pn_named_child(n, 2);
 		eval_test(f, cond);
 		struct val a = eval(f, body), b = eval(f, alt);
+		/* g.item() if isinstance(g, torch.Tensor) else g: the other arm is
+		 * g when it is not a tensor, so not on the device */
+		bool neg = K(f, cond) == NK_NOT;
+		PNode test = neg ? F(f, cond, F_ARGUMENT) : cond, same = neg ? body : alt;
+		if (K(f, test) == NK_CALL && text_is(f, F(f, test, F_FUNCTION), "isinstance") &&
+		    K(f, same) == NK_IDENTIFIER) {
+			PNode al = F(f, test, F_ARGUMENTS);
+			PNode x = pn_is_null(al) || !pn_named_child_count(al) ? al : pn_named_child(al, 0);
+			size_t xl, sl;
+			const char *xs = pn_is_null(x) ? NULL : flow_text(f, x, &xl), *ss = flow_text(f, same, &sl);
+			if (xs && K(f, x) == NK_IDENTIFIER && xl == sl && !memcmp(xs, ss, xl))
+				return neg ? b : a;
+		}
 		return join(f, a, b);
 	}
 	case NK_PARENTHESIZED:
@@ -3222,6 +3251,38 @@ static void exec_class(struct flow *f, PNode def, PNode decorated)
 	}
 }
 
+/* A list (a V_TUPLE) that grows by a device value: a list of device
+ * values (one element, as element_of reads it). */
+static struct val list_grown(struct flow *f, struct val list, struct val el)
+{
+	if (!val_on_device(&el))
+		return list;
+	struct val j = list.n ? join(f, element_of(f, list), el) : el;
+	return tuple_val(f, &j, 1);
+}
+
+/* xs.append(v), xs.extend([v, ...]), xs.insert(i, v) on a list bound to a
+ * name: what the list holds from then on. */
+static void list_growth(struct flow *f, PNode call)
+{
+	PNode callee = F(f, call, F_FUNCTION);
+	if (K(f, callee) != NK_ATTRIBUTE || K(f, F(f, callee, F_OBJECT)) != NK_IDENTIFIER)
+		return;
+	PNode obj = F(f, callee, F_OBJECT), attr = F(f, callee, F_ATTRIBUTE), argl = F(f, call, F_ARGUMENTS);
+	bool app = text_is(f, attr, "append"), ext = text_is(f, attr, "extend"), ins = text_is(f, attr, "insert");
+	if (!(app || ext || ins) || pn_is_null(argl))
+		return;
+	struct val list = lookup(f, node_name(f, obj));
+	uint32_t want = ins ? 1 : 0;
+	if (list.kind != V_TUPLE || pn_named_child_count(argl) != want + 1)
+		return;
+	PNode arg = pn_named_child(argl, want);
+	if (K(f, arg) == NK_KEYWORD_ARGUMENT || K(f, arg) == NK_LIST_SPLAT)
+		return;
+	struct val v = flow_peek(f, arg);
+	bind_target(f, obj, list_grown(f, list, ext ? element_of(f, v) : v), 0);
+}
+
 static void exec_stmt(struct flow *f, PNode s)
 {
 	struct frame *fr = f->cur;
@@ -3240,6 +3301,11 @@ static void exec_stmt(struct flow *f, PNode s)
 			} else if (kind == NK_AUG_ASSIGNMENT) {
 				PNode left = F(f, c, F_LEFT);
 				struct val a = eval(f, left), b = eval(f, F(f, c, F_RIGHT));
+				if (a.kind == V_TUPLE && b.kind == V_TUPLE && K(f, left) == NK_IDENTIFIER) {
+					/* xs += [v]: a list that grows */
+					bind_target(f, left, list_grown(f, a, element_of(f, b)), 0);
+					continue;
+				}
 				struct val r = arith(a, b, line_of(f, c));
 				if (val_on_device(&r))
 					mark_gpu(f, c);
@@ -3247,6 +3313,8 @@ static void exec_stmt(struct flow *f, PNode s)
 					bind_target(f, left, val_on_device(&r) || r.kind != V_UNKNOWN ? r : a, 0);
 			} else {
 				eval(f, c);
+				if (kind == NK_CALL)
+					list_growth(f, c);
 			}
 		}
 		return;

@@ -191,7 +191,7 @@ static char *load_entry(const struct kb *kb, struct kb_library *lib, json_t *e,
 		}
 	}
 	static const char *const flows[] = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts",
-					    "device-constructor", "iterates", "same", "to-device", "mask"};
+					    "device-constructor", "iterates", "same", "to-device", "mask", "reduces"};
 	bool known_flow = out->flow == NULL;
 	for (size_t i = 0; out->flow && i < sizeof flows / sizeof *flows; i++)
 		known_flow |= strcmp(out->flow, flows[i]) == 0;
