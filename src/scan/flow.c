@@ -271,6 +271,29 @@ static struct val tuple_at(const struct flow *f, const struct val *t, size_t i)
 	return f->tup[t->ref + (int)i];
 }
 
+/* Is v device data, or a tuple, list or dict holding some? */
+static bool holds_device(const struct flow *f, const struct val *v, int depth)
+{
+	if (val_on_device(v))
+		return true;
+	if (v->kind != V_TUPLE || depth > 4)
+		return false;
+	for (size_t i = 0; i < v->n; i++) {
+		struct val e = tuple_at(f, v, i);
+		if (holds_device(f, &e, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* A list (dict: VF_DICT) of values like v, as one element (VF_ELEMS). */
+static struct val elems_val(struct flow *f, struct val v, uint32_t dict)
+{
+	struct val t = tuple_val(f, &v, 1);
+	t.flags |= VF_ELEMS | dict;
+	return t;
+}
+
 static int kind_rank(const struct val *v)
 {
 	switch (v->kind) {
@@ -659,6 +682,8 @@ static struct val element_of(struct flow *f, struct val it)
 		return it; /* rows of a device array are device arrays */
 	if (it.kind == V_DEVICE_OBJECT && it.fam == FAM_TORCH) /* a prepared loader: device batches */
 		return VD(V_DEVICE_ARRAY, FAM_TORCH, it.line);
+	if (it.kind == V_TUPLE && (it.flags & VF_DICT))
+		return V(V_UNKNOWN); /* a dict's keys */
 	if (it.kind == V_TUPLE) {
 		struct val j = V(V_UNKNOWN);
 		for (size_t i = 0; i < it.n; i++)
@@ -1971,7 +1996,7 @@ static struct val builtin_call(struct flow *f, PNode call, PNode callee, const s
 		bool dev = false;
 		for (uint32_t i = 0; i < a->npos; i++) {
 			el[i] = element_of(f, a->pos[i]);
-			dev |= val_on_device(&el[i]);
+			dev |= holds_device(f, &el[i], 0);
 		}
 		if (!dev)
 			return V(V_UNKNOWN);
@@ -2027,6 +2052,19 @@ static struct val eval_call(struct flow *f, PNode call)
 		if (recv.kind == V_QUAL && recv.qual)
 			return call_value(f, call, (struct val){.kind = V_QUAL, .ref = -1, .ref2 = -1,
 								.qual = qual_join(f, recv.qual, attr, alen)}, &a, V(V_UNKNOWN), false);
+		if (recv.kind == V_TUPLE && (recv.flags & VF_ELEMS)) {
+			/* a list or dict of device values: d.values(), d.items(), d.get(k), xs.pop() */
+			struct val el = tuple_at(f, &recv, 0);
+			if (!strcmp(attr, "values") || !strcmp(attr, "copy"))
+				return !strcmp(attr, "copy") ? recv : elems_val(f, el, 0);
+			if (!strcmp(attr, "items") && (recv.flags & VF_DICT)) {
+				struct val kv[2] = {V(V_UNKNOWN), el};
+				return elems_val(f, tuple_val(f, kv, 2), 0);
+			}
+			if (!strcmp(attr, "get") || !strcmp(attr, "pop"))
+				return el;
+			return V(V_UNKNOWN);
+		}
 		if (recv.kind == V_ARRAY_MODULE) {
 			if (!strcmp(attr, "asnumpy")) {
 				if (a.npos && val_on_device(&a.pos[0]))
@@ -2326,11 +2364,13 @@ static struct val eval_comprehension(struct flow *f, PNode n)
 	struct val r = V(V_UNKNOWN);
 	if (K(f, body) == NK_PAIR) {
 		eval(f, F(f, body, F_KEY));
-		eval(f, F(f, body, F_VALUE));
+		struct val b = eval(f, F(f, body, F_VALUE));
+		if (holds_device(f, &b, 0))
+			r = elems_val(f, b, VF_DICT); /* {k: v.to(device) for ...}: a dict of device values */
 	} else if (!pn_is_null(body)) {
 		struct val b = eval(f, body);
-		if (val_on_device(&b) && K(f, n) != NK_SET_COMP)
-			r = tuple_val(f, &b, 1); /* a list of device values, as element_of reads it */
+		if (holds_device(f, &b, 0) && K(f, n) != NK_SET_COMP)
+			r = elems_val(f, b, 0); /* a list of device values */
 	}
 	env_free(&fr->env);
 	fr->env = saved;
@@ -2407,6 +2447,8 @@ static struct val eval_node(struct flow *f, PNode n)
 		uint32_t k = pn_named_child_count(n);
 		for (uint32_t i = 1; i < k; i++)
 			eval(f, pn_named_child(n, i));
+		if (v.kind == V_TUPLE && (v.flags & VF_ELEMS) && k == 2)
+			return K(f, sub) == NK_SLICE ? v : tuple_at(f, &v, 0); /* xs[i], d["key"], xs[1:] */
 		if (v.kind == V_TUPLE && K(f, sub) == NK_INTEGER) {
 			size_t len;
 			const char *s = flow_text(f, sub, &len);
@@ -3258,7 +3300,7 @@ static struct val list_grown(struct flow *f, struct val list, struct val el)
 	if (!val_on_device(&el))
 		return list;
 	struct val j = list.n ? join(f, element_of(f, list), el) : el;
-	return tuple_val(f, &j, 1);
+	return elems_val(f, j, 0);
 }
 
 /* xs.append(v), xs.extend([v, ...]), xs.insert(i, v) on a list bound to a

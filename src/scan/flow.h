@@ -58,6 +58,9 @@ enum vfam { FAM_NONE = 0, FAM_CUPY, FAM_TORCH, FAM_NUMBA, FAM_JAX };
 #define VF_BACK 8u     /* host data copied from the device (line: where) */
 #define VF_CONST 16u   /* a host integer whose value (ival) is known */
 #define VF_MASK 32u    /* a boolean device array: a comparison's result, ~ / & / | of masks */
+#define VF_ELEMS 64u   /* V_TUPLE: a list of like values (a comprehension, a list that grew), its
+                        * one element standing for any of them: xs[i] is it */
+#define VF_DICT 128u   /* with VF_ELEMS: a dict of such values (iterated, its keys) */
 
 struct val {
 	uint8_t kind;   /* enum vkind */

@@ -1,9 +1,10 @@
-# Lists of device values: a comprehension over device batches, a list that
-# grows by .append or += [v], batches taken with next(iter(loader)); and the
+# Lists and dicts of device values: a comprehension over device batches,
+# {k: v.to(device) for ...} (and a list of those), a list that grows by
+# .append or += [v], batches taken with next(iter(loader)); and the
 # total norm that clip_grad_norm_ returns, a tensor on the gradients'
 # device. Each read back per step is a copy that waits for the GPU. A value
 # already made a float (g.item() if isinstance(g, torch.Tensor) else g),
-# a host list, or one read after the loop are fine.
+# a host list, a dict's keys or shapes, or one read after the loop are fine.
 import torch  # expect: GPU501/-
 from accelerate import Accelerator
 
@@ -49,3 +50,19 @@ def on_host(values, epochs):
         print(sum(seen))
         parts = [v * 2 for v in values]
         print(parts[0])
+
+
+def evaluate(model, loader, device="cuda"):
+    # a dict of device tensors per batch, and a list of such dicts
+    for batch, targets in loader:
+        batch = {k: v.to(device) for k, v in batch.items()}
+        targets = [{k: v.to(device) for k, v in t.items()} for t in targets]
+        out = model(**batch)
+        print(batch["labels"].sum().item())  # expect: GPU601
+        ids = {t["image_id"].item(): o for t, o in zip(targets, out)}  # expect: GPU601
+        for key in batch:
+            print(key)
+        for name, value in batch.items():
+            print(name, value.shape)
+        sizes = {k: len(v) for k, v in batch.items()}
+        print(sizes["labels"])
