@@ -141,6 +141,11 @@ MODES = {
     # the candidate default: every kind off between windows of 10 ms a second
     "trace_sample_sparse": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
                             {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
+    # the same with CUPTI's context records left on throughout (does one kind left on
+    # bring the kernel records back when a window opens?)
+    "trace_sample_anchored": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
+                              {"GPUOPT_TRACE_DIAG": "sample_all=1",
+                               "GPUOPT_TRACE_KINDS": "kernel,memcpy,memset,sync,memory,overhead,context"}, "plain"),
     "trace_sample_1pct": (["TRACE", "--sample", "--set", "sample_window_ms=5", "--set", "sample_period_ms=500"],
                           {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go

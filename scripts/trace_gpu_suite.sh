@@ -74,16 +74,18 @@ log "1b. record sampling: launch-heavy loops with --sample and without (every re
 # sampled traces become fixtures too (NAME_sampled.json). "sparse": every
 # record kind off between windows of 10 ms a second (cheaper, but CUPTI's
 # records did not always come back after every kind was off: session 8),
-# the candidate default.
+# the candidate default; "anchored": the same with CUPTI's context records
+# on throughout, in case one kind left on brings the kernel records back.
 for prog in cupy_tiny_kernels torch_tiny_kernels; do
   n=100000
   (cd "$P" && "$G" trace -q --format json -- python3 "$prog.py" "$n" \
       >"$work/${prog}_exact.report.json" 2>"$work/${prog}_exact.out")
   echo "-- ${prog} every record: exit $?"
-  for setting in sampled sparse; do
+  for setting in sampled sparse anchored; do
     opts=(--sample) env=()
-    [ $setting = sparse ] && opts+=(--set sample_window_ms=10 --set sample_period_ms=1000) &&
+    [ $setting != sampled ] && opts+=(--set sample_window_ms=10 --set sample_period_ms=1000) &&
       env=(GPUOPT_TRACE_DIAG=sample_all=1)
+    [ $setting = anchored ] && env+=(GPUOPT_TRACE_KINDS=kernel,memcpy,memset,sync,memory,overhead,context)
     (cd "$P" && env "${env[@]}" "$G" trace -q "${opts[@]}" --format json -o "$fix/${prog}_$setting.json" \
         -- python3 "$prog.py" "$n" >"$fix/${prog}_$setting.report.json" 2>"$fix/${prog}_$setting.out")
     echo "-- ${prog} --sample ($setting): exit $?"
@@ -124,7 +126,7 @@ if [ "${TRACE_CUPTI_SETTINGS:-0}" != 0 ]; then
   log "3b. CUPTI's settings on the launch loops (TRACE_CUPTI_SETTINGS=1)"
   timeout "${TRACE_CUPTI_SETTINGS_S:-240}" python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 \
     --workloads torch_launch,cupy_launch --json "$OUT/trace_cupti_settings.json" \
-    --modes plain,trace,trace_sample,trace_sample_sparse,trace_zeroed_buffers,trace_host_pinned,trace_shared_buffer,trace_device_buffer_64mb,trace_buffer_64kb
+    --modes plain,trace,trace_sample,trace_sample_sparse,trace_sample_anchored,trace_zeroed_buffers,trace_host_pinned,trace_shared_buffer,trace_device_buffer_64mb,trace_buffer_64kb
 fi
 
 log "suite: $fails program(s) with a failed check"

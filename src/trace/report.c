@@ -455,11 +455,13 @@ json_t *trace_report_json(const struct trace_report *r)
 			(json_int_t)p->dropped, "unattributed", (json_int_t)p->unattributed, "events",
 			(json_int_t)p->nevents));
 		json_object_set_new(json_array_get(ps, i), "sampling",
-			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled, "launches",
-				  (json_int_t)p->launches, "sampled_launches", (json_int_t)p->sampled_launches,
-				  "recorded_launches", (json_int_t)p->recorded_launches, "windows",
-				  (json_int_t)p->sample_windows, "recorded_kernels", (json_int_t)p->sample_kernels,
-				  "toggle_errors", (json_int_t)p->sample_toggle_errors));
+			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
+				  "launches", (json_int_t)p->launches, "sampled_launches",
+				  (json_int_t)p->sampled_launches, "recorded_launches", (json_int_t)p->recorded_launches,
+				  "windows", (json_int_t)p->sample_windows, "recorded_kernels",
+				  (json_int_t)p->sample_kernels, "toggle_errors", (json_int_t)p->sample_toggle_errors,
+				  "toggles", (json_int_t)p->sample_toggles, "toggle_ns", (json_int_t)p->sample_toggle_ns,
+				  "toggle_max_ns", (json_int_t)p->sample_toggle_max_ns));
 	}
 	json_object_set_new(root, "processes", ps);
 	json_t *th = json_object();

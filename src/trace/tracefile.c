@@ -178,8 +178,13 @@ static bool parse_sampling(struct ctx *c, json_t *o, struct trace_process *p)
 	    !get_u64(c, sm, "recorded_ns", &p->sample_recorded_ns) || !get_u64(c, sm, "rate", &p->sample_rate))
 		return false;
 	if ((json_object_get(sm, "recorded_kernels") && !get_u64(c, sm, "recorded_kernels", &p->sample_kernels)) ||
-	    (json_object_get(sm, "toggle_errors") && !get_u64(c, sm, "toggle_errors", &p->sample_toggle_errors)))
+	    (json_object_get(sm, "toggle_errors") && !get_u64(c, sm, "toggle_errors", &p->sample_toggle_errors)) ||
+	    (json_object_get(sm, "toggles") && !get_u64(c, sm, "toggles", &p->sample_toggles)) ||
+	    (json_object_get(sm, "toggle_ns") && !get_u64(c, sm, "toggle_ns", &p->sample_toggle_ns)) ||
+	    (json_object_get(sm, "toggle_max_ns") && !get_u64(c, sm, "toggle_max_ns", &p->sample_toggle_max_ns)))
 		return false;
+	if (p->sample_toggle_max_ns > p->sample_toggle_ns)
+		return bad(c, "%s: %s", "'sampling' has a longest switch of the records longer than all of them");
 	if (!json_object_get(sm, "recorded_kernels"))
 		p->sample_kernels = p->recorded_launches; /* before the field: taken as complete */
 	if (p->recorded_launches > p->sampled_launches || p->sampled_launches > p->launches)

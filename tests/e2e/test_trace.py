@@ -568,6 +568,16 @@ def test_sampling_counts_that_cannot_be_are_refused(tmp_path):
     bad.write_text(json.dumps(doc))
     r = run("trace", "show", bad)
     assert r.rc == 2 and str(bad) in r.err and "'sampling' counts more recorded than sampled" in r.err
+    s["recorded_launches"] = s["sampled_launches"] - 1
+    s.update(toggles=4, toggle_ns=1000, toggle_max_ns=1001)
+    bad.write_text(json.dumps(doc))
+    r = run("trace", "show", bad)
+    assert r.rc == 2 and "'sampling' has a longest switch of the records longer than all" in r.err, r
+    s["toggle_max_ns"] = 400
+    bad.write_text(json.dumps(doc))
+    rep = json.loads(run("trace", "show", "--format", "json", bad).out)
+    assert {k: rep["processes"][0]["sampling"][k] for k in ("toggles", "toggle_ns", "toggle_max_ns")} == \
+        {"toggles": 4, "toggle_ns": 1000, "toggle_max_ns": 400}
     doc["processes"][0]["sampling"] = []
     bad.write_text(json.dumps(doc))
     r = run("trace", "show", bad)

@@ -46,6 +46,10 @@ def main():
     errors = sum(p.get("toggle_errors", 0) for p in sp)
     check(kept * 2 >= recorded, f"the windows kept their kernel records: {kept} for {recorded} launches")
     check(errors == 0, f"CUPTI turned the records on and off when asked: {errors} refusals")
+    toggles = sum(p.get("toggles", 0) for p in sp)
+    print(f"  (the sampler switched the records {toggles} times, "
+          f"{sum(p.get('toggle_ns', 0) for p in sp) / 1e6:.2f} ms in all, the longest "
+          f"{max([p.get('toggle_max_ns', 0) for p in sp] or [0]) / 1e6:.2f} ms)")
     def idle(r):
         return sum(r["budget"]["idle"][k] for k in ("host_wait_ns", "kernel_wait_ns", "other_ns"))
     for what, key in (("launches counted", "launches"), ("kernels (estimated / recorded)", "kernels"),

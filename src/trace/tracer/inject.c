@@ -305,6 +305,10 @@ static const struct {
 	{"memset", CUPTI_ACTIVITY_KIND_MEMSET, 1}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 1},
 	{"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 0}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD, 1},
 	{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME, 0}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER, 0},
+	/* not for its records (one a context): named in GPUOPT_TRACE_KINDS, it
+	 * stays on while --sample turns every other kind off, to see whether
+	 * CUPTI then gives the kernel records back when a window opens */
+	{"context", CUPTI_ACTIVITY_KIND_CONTEXT, 0},
 };
 #define NRECORD_KINDS (sizeof record_kinds / sizeof record_kinds[0])
 
@@ -1215,9 +1219,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 #define SAMPLER_TICK_NS 5000000ull
 
 /* Turns the sampled kinds on or off; a failure is counted (under t.lock)
- * and written in the summary, not retried. */
+ * and written in the summary, not retried; so is the time it took. */
 static void set_sampled_records(int on)
 {
+	uint64_t t0 = now_ns();
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
 		if ((record_kinds[i].sampled || (sample_all && record_kinds[i].kind == CUPTI_ACTIVITY_KIND_MEMORY2)) &&
 		    kind_on(record_kinds[i].name)) {
@@ -1229,6 +1234,13 @@ static void set_sampled_records(int on)
 				pthread_mutex_unlock(&t.lock);
 			}
 		}
+	uint64_t dt = now_ns() - t0;
+	pthread_mutex_lock(&t.lock);
+	t.sample_toggles++;
+	t.sample_toggle_ns += dt;
+	if (dt > t.sample_toggle_max_ns)
+		t.sample_toggle_max_ns = dt;
+	pthread_mutex_unlock(&t.lock);
 }
 
 static void *sampler(void *arg)

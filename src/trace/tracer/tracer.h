@@ -239,6 +239,10 @@ struct tracer {
 	uint64_t sampling_since, sample_windows, sample_on_total;
 	uint64_t sample_toggle_errors; /* cuptiActivityEnable / Disable that failed */
 	int sample_toggle_last;        /* the last failure's CUptiResult */
+	/* the sampler's calls to turn the sampled kinds on or off: how many,
+	 * their host time in all and the longest (a stall of the program's
+	 * launches, if CUPTI holds them while it switches) */
+	uint64_t sample_toggles, sample_toggle_ns, sample_toggle_max_ns;
 	/* the timeline */
 	int events_fd;
 	char events_buf[1u << 20];

@@ -248,10 +248,17 @@ static void test_windows_that_lost_records_are_weighted_by_the_kernels_recorded(
 	t.devices[0].kernels_s = 9;
 	t.devices[0].kernel_ns_s = 9000;
 	t.devices[0].busy = 245000 - 81000;
+	t.sample_toggles = 18;
+	t.sample_toggle_ns = 3600000;
+	t.sample_toggle_max_ns = 900000;
 	struct trace_process p;
 	emit_and_read(&p);
 	assert_int_equal(p.recorded_launches, 90);
 	assert_int_equal(p.sample_kernels, 9);
+	/* the sampler's switches of the records, as the reader gets them */
+	assert_int_equal(p.sample_toggles, 18);
+	assert_int_equal(p.sample_toggle_ns, 3600000);
+	assert_int_equal(p.sample_toggle_max_ns, 900000);
 	const struct trace_site_stats *s = site2(&p);
 	assert_int_equal(s->kernels, 1000);
 	assert_int_equal(s->kernel_ns, 1000000);
