@@ -1197,8 +1197,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
  * than sample_rate per second (about 3 us of CUPTI's time each: 6% at the
  * default 20,000/s) for 20 ms, the run enters its sampled stretch: kernels,
  * copies, memsets, synchronizations and CUPTI's overhead are recorded for
- * sample_on of every sample_period (10 of 100 ms) and not in between
- * (allocations always, so that memory in use stays exact). The callbacks
+ * sample_on of every sample_period (10 of 100 ms; the first window at most
+ * 90 ms in) and not in between (allocations always, so that memory in use
+ * stays exact). The callbacks
  * still count every call, by line, with its host time, and note whether it
  * was made while recording (calls_s_on), so emit.c scales what was recorded
  * while sampling by calls / calls recorded, per line and operation and for
@@ -1216,7 +1217,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
  * kept none), which emit.c's weights and the report's "records lost" line
  * answer. */
 
-#define SAMPLER_TICK_NS 5000000ull
+#define SAMPLER_TICK_NS 5000000ull /* sample.c decides at each tick */
 
 /* Turns the sampled kinds on or off; a failure is counted (under t.lock)
  * and written in the summary, not retried; so is the time it took. */
@@ -1247,44 +1248,12 @@ static void *sampler(void *arg)
 {
 	(void)arg;
 	tls.busy = 1; /* what CUPTI does on this thread is not the program's */
-	uint64_t last_n = 0, last_t = now_ns(), window = 0;
-	unsigned over = 0, under = 0;
+	struct sample_clock clock = {.last_t = now_ns()};
 	struct timespec tick = {0, (long)SAMPLER_TICK_NS};
 	while (!t.finalized && !t.forked) {
 		nanosleep(&tick, NULL);
-		int change = -1; /* -1 none, 0 stop recording, 1 start */
 		pthread_mutex_lock(&t.lock);
-		uint64_t now = now_ns(), n = t.launches;
-		double rate = now > last_t ? (double)(n - last_n) * 1e9 / (double)(now - last_t) : 0;
-		last_n = n;
-		last_t = now;
-		int on = PHASE_ON(t.phase);
-		if (!t.sampling) {
-			over = rate > (double)t.sample_rate ? over + 1 : 0;
-			if (over >= 4) {
-				over = under = 0;
-				t.sampling = 1;
-				if (!t.sampling_since)
-					t.sampling_since = now;
-				window = now;
-				change = 0;
-			}
-		} else {
-			under = rate < (double)t.sample_rate / 2 ? under + 1 : 0;
-			if (on && now - window >= t.sample_on_ns) {
-				t.sample_on_total += now - window;
-				window = now;
-				change = 0;
-			} else if (!on && under >= 20) {
-				t.sampling = 0; /* slow again: record every kernel */
-				over = 0;
-				change = 1;
-			} else if (!on && now - window >= t.sample_period_ns - t.sample_on_ns) {
-				t.sample_windows++;
-				window = now;
-				change = 1;
-			}
-		}
+		int change = sample_tick_locked(&clock, now_ns(), t.launches); /* -1 none, 0 off, 1 on */
 		if (change == 1)
 			t.phase++; /* the phase first: a launch in between counts as recorded */
 		if (change >= 0)

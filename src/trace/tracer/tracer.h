@@ -290,6 +290,16 @@ void busy_flush(struct device_stats *d);        /* t.lock held */
 const char *tracer_api_name(int runtime, uint32_t cbid);
 void tracer_nvtx_status(const char *s);
 
+/* sample.c: the sampler's decision at each tick (t.lock held): with the
+ * launches counted by now, -1 nothing changes, 0 turn the sampled records
+ * off, 1 on; it sets t.sampling, sampling_since, sample_windows and
+ * sample_on_total. The clock starts zeroed but for last_t (the start). */
+struct sample_clock {
+	uint64_t last_n, last_t, window, gap;
+	unsigned over, under;
+};
+int sample_tick_locked(struct sample_clock *c, uint64_t now, uint64_t launches);
+
 /* emit.c: writes DIR/PID.json whole (t.lock held). */
 void emit_summary(void);
 
