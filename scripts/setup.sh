@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 packages=(gcc clang libclang-rt-14-dev meson ninja-build pkg-config
           libtree-sitter-dev libjansson-dev libxxhash-dev libcmocka-dev zlib1g-dev
-          python3 python3-venv python3-pytest python3-numpy python3-pandas python3-sklearn ca-certificates
+          python3 python3-venv python3-pytest python3-numpy python3-pandas python3-sklearn
+          python3-networkx python3-skimage ca-certificates
           chromium poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
