@@ -330,6 +330,7 @@ static void build_budget(struct ctx *c)
 			b->busy_ns += p->devices[k].busy_ns;
 		b->records += p->records;
 		b->dropped += p->dropped;
+		b->untimed += p->untimed;
 		b->unattributed += p->unattributed;
 		b->events += p->nevents;
 		b->events_dropped += p->events_dropped;

@@ -40,7 +40,7 @@ struct trace_budget {
 	uint64_t sync_n, sync_ns, alloc_n, alloc_ns, free_n, free_ns, memcpy_api_ns;
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns; /* HTA's idle time, over all streams */
 	uint64_t host_wait_n, kernel_wait_n, other_n;
-	uint64_t records, dropped, unattributed, events, events_dropped, overhead_ns;
+	uint64_t records, dropped, unattributed, events, events_dropped, overhead_ns, untimed;
 	/* kernel sampling (trace_process): launches made while sampling, and of
 	 * them those whose kernels were recorded; kernel figures are estimates
 	 * when sampled_launches > 0; the kernel records of those recorded, and

@@ -283,6 +283,10 @@ static void recording(FILE *out, const struct trace_report *r)
 	if (b->events_dropped)
 		fprintf(out, " (%llu more not kept: --max-events)", (unsigned long long)b->events_dropped);
 	fputs("\n", out);
+	if (b->untimed)
+		fprintf(out, "Untimed: CUPTI gave %llu kernel, copy or memset records without valid times (both "
+			"0, or an end before the start: CUPTI before CUDA 13.1 does so at the start of a "
+			"collection); they are counted, their GPU time is not\n", (unsigned long long)b->untimed);
 	if (b->unattributed * 100 > b->records)
 		fprintf(out, "Unmatched: %llu of the %llu records (%.0f%%) were not matched to the call that made "
 			"them (its entry in the tracer's table of calls was reused before CUPTI returned the "
@@ -448,12 +452,12 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_t *ps = json_array();
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct trace_process *p = &t->procs[i];
-		json_array_append_new(ps, json_pack("{s:i, s:i, s:s, s:o, s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:I, s:I}",
+		json_array_append_new(ps, json_pack("{s:i, s:i, s:s, s:o, s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
 			"pid", p->pid, "ppid", p->ppid, "status", p->status, "reason", str_or_null(p->reason), "flush",
 			p->flush, "signal", p->signal, "python", str_or_null(p->py_version), "python_lines",
-			p->py_lines, "cupti", str_or_null(p->cupti_path), "records", (json_int_t)p->records, "dropped",
-			(json_int_t)p->dropped, "unattributed", (json_int_t)p->unattributed, "events",
-			(json_int_t)p->nevents));
+			p->py_lines, "cupti", str_or_null(p->cupti_path), "records", (json_int_t)p->records,
+			"untimed", (json_int_t)p->untimed, "dropped", (json_int_t)p->dropped, "unattributed",
+			(json_int_t)p->unattributed, "events", (json_int_t)p->nevents));
 		json_object_set_new(json_array_get(ps, i), "sampling",
 			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
 				  "launches", (json_int_t)p->launches, "sampled_launches",

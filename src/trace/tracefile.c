@@ -160,6 +160,11 @@ static bool parse_counts(struct ctx *c, json_t *o, struct trace_process *p)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!get_u64(c, k, keys[i], dst[i]))
 			return false;
+	/* records without valid times: 0 in summaries of tracers before it */
+	if (json_object_get(k, "untimed") && !get_u64(c, k, "untimed", &p->untimed))
+		return false;
+	if (p->untimed > p->records)
+		return bad(c, "%s: %s", "'counts' has more records without times than records");
 	return true;
 }
 

@@ -112,6 +112,7 @@ struct trace_process {
 	uint64_t records, dropped, unattributed, buffers, nested_driver, strings_dropped,
 		 sites_overflow, kernels_overflow, streams_overflow, gaps_overflow, nvtx_overflow,
 		 events_written, events_dropped;
+	uint64_t untimed; /* kernel, copy and memset records CUPTI gave no valid times (counted, not timed) */
 	/* Kernel sampling: launches in the run, those made in its sampled
 	 * stretch and those of them whose kernels were recorded (the rest are
 	 * estimated from them), the recording windows, their time, and the

@@ -584,6 +584,24 @@ def test_sampling_counts_that_cannot_be_are_refused(tmp_path):
     assert r.rc == 2 and "'sampling' is not an object" in r.err
 
 
+def test_records_without_times_are_said_and_checked(tmp_path):
+    doc = json.loads(fixture("torch_tiny_kernels").read_text())
+    counts = doc["processes"][0]["counts"]
+    counts["untimed"] = 3
+    f = tmp_path / "untimed.json"
+    f.write_text(json.dumps(doc))
+    r = run("trace", "show", f)
+    assert r.rc == 0 and "Untimed: CUPTI gave 3 kernel, copy or memset records without valid times" in \
+        " ".join(r.out.split()), r.out
+    assert json.loads(run("trace", "show", "--format", "json", f).out)["processes"][0]["untimed"] == 3
+    counts["untimed"] = counts["records"] + 1
+    f.write_text(json.dumps(doc))
+    r = run("trace", "show", f)
+    assert r.rc == 2 and str(f) in r.err and "more records without times than records" in r.err, r
+    # traces without the field (every fixture recorded before it) say nothing
+    assert "Untimed:" not in run("trace", "show", fixture("torch_tiny_kernels")).out
+
+
 def test_sample_is_refused_beside_options_that_keep_every_record():
     for extra in (["--timeline"], ["--full"], ["--export-trace", "x.json"]):
         r = run("trace", "--sample", *extra, "--", "true")

@@ -949,6 +949,16 @@ static void copy_add(struct copystat *c, uint64_t bytes, uint64_t ns, int sync)
 	c->sync += (uint64_t)(sync != 0);
 }
 
+/* CUPTI writes 0 for both times of a record it could not time (and CUPTI
+ * before CUDA 13.1 did so wrongly with a timestamp callback registered, as
+ * here, at the start of a collection); an end before the start is as
+ * useless. Such a record is counted, but its time and place on the
+ * timeline are left out (t.untimed says how many). */
+static int untimed(uint64_t start, uint64_t end)
+{
+	return start == 0 || end < start;
+}
+
 static void record(const CUpti_Activity *r)
 {
 	t.records++;
@@ -959,11 +969,13 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityKernel10 *k = (const void *)r;
 		const struct ring_entry *e = ring_find(k->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		uint64_t dur = k->end > k->start ? k->end - k->start : 0;
+		int bad = untimed(k->start, k->end);
+		uint64_t dur = bad ? 0 : k->end - k->start;
+		t.untimed += (uint64_t)bad;
 		struct site_stats *s = &t.stats[site];
 		s->kernel.n++;
 		s->kernel.ns += dur;
-		int is_short = e && e->api_ns && dur < e->api_ns;
+		int is_short = !bad && e && e->api_ns && dur < e->api_ns;
 		uint16_t phase = phase_of_corr(k->correlationId, e);
 		int sampled = (phase & PHASE_SAMPLED) != 0;
 		if (is_short)
@@ -978,7 +990,7 @@ static void record(const CUpti_Activity *r)
 		if (ks) {
 			ks->n++;
 			ks->ns += dur;
-			if (dur < ks->min)
+			if (!bad && dur < ks->min)
 				ks->min = dur;
 			if (dur > ks->max)
 				ks->max = dur;
@@ -996,6 +1008,8 @@ static void record(const CUpti_Activity *r)
 				d->kernels_s++;
 			}
 		}
+		if (bad)
+			break;
 		gpu_op(k->deviceId, k->streamId, k->start, k->end, e, phase, first, OP_LAUNCH);
 		ev.type = EV_KERNEL;
 		ev.flags = (uint8_t)is_short;
@@ -1019,7 +1033,9 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityMemcpy6 *m = (const void *)r;
 		const struct ring_entry *e = ring_find(m->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
+		int bad = untimed(m->start, m->end);
+		uint64_t dur = bad ? 0 : m->end - m->start;
+		t.untimed += (uint64_t)bad;
 		enum trace_dir dir = copy_dir(m->copyKind);
 		enum trace_hostkind hk = dir == DIR_H2D ? host_kind(m->srcKind)
 				       : dir == DIR_D2H ? host_kind(m->dstKind) : HK_OTHER;
@@ -1038,6 +1054,8 @@ static void record(const CUpti_Activity *r)
 				d->memcpys_s++;
 			}
 		}
+		if (bad)
+			break;
 		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, phase, 0, OP_MEMCPY);
 		ev.type = EV_MEMCPY;
 		ev.kind = (uint8_t)dir;
@@ -1060,7 +1078,9 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityMemset4 *m = (const void *)r;
 		const struct ring_entry *e = ring_find(m->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		uint64_t dur = m->end > m->start ? m->end - m->start : 0;
+		int bad = untimed(m->start, m->end);
+		uint64_t dur = bad ? 0 : m->end - m->start;
+		t.untimed += (uint64_t)bad;
 		uint16_t phase = phase_of_corr(m->correlationId, e);
 		int sampled = (phase & PHASE_SAMPLED) != 0;
 		copy_add(&t.stats[site].memset, m->bytes, dur, 0);
@@ -1075,6 +1095,8 @@ static void record(const CUpti_Activity *r)
 				d->memsets_s++;
 			}
 		}
+		if (bad)
+			break;
 		gpu_op(m->deviceId, m->streamId, m->start, m->end, e, phase, 0, OP_MEMSET);
 		ev.type = EV_MEMSET;
 		ev.device = m->deviceId;
@@ -1159,6 +1181,11 @@ static void record(const CUpti_Activity *r)
 	default:
 		break;
 	}
+}
+
+void tracer_record_locked(const void *activity)
+{
+	record(activity);
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,

@@ -223,6 +223,7 @@ struct tracer {
 	struct cnt api_runtime[API_MAX], api_driver[API_MAX];
 	uint64_t overhead[16][2];          /* by CUPTI overhead kind: count, ns */
 	uint64_t records, dropped, buffers, nested_driver;
+	uint64_t untimed; /* kernel, copy and memset records CUPTI gave no valid times */
 	uint64_t nvtx_calls;               /* ranges and markers counted (the flusher's sign of work) */
 	/* record sampling: phase is even while records are kept, odd while
 	 * not; sampling says the run is in its sampled stretch */
@@ -286,6 +287,9 @@ void tracer_core_init(void);
 void event_append(const struct trace_event *e); /* t.lock held */
 void busy_flush(struct device_stats *d);        /* t.lock held */
 
+/* One CUPTI activity record (a CUpti_Activity *) into the stats, as the
+ * buffer callback hands them over (t.lock held). */
+void tracer_record_locked(const void *activity);
 /* The name of a runtime (runtime = 1) or driver API callback id, or NULL. */
 const char *tracer_api_name(int runtime, uint32_t cbid);
 void tracer_nvtx_status(const char *s);

@@ -4,8 +4,9 @@
  * operation, and for the devices by the run's weights), a line none of
  * whose sampled launches was recorded gets a kernel per launch at its mean
  * time, windows whose kernel records came back late or not at all are
- * weighted by the kernels that came, an unsampled run is written as recorded; and what the writer writes
- * the reader (trace_process_parse) accepts. */
+ * weighted by the kernels that came, an unsampled run is written as recorded, CUPTI's records
+ * without valid times are counted but not timed; and what the writer writes the reader
+ * (trace_process_parse) accepts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <cupti.h>
 #include <jansson.h>
 
 #include "trace/analyze.h"
@@ -328,6 +330,48 @@ static void test_unsampled_run_is_written_as_recorded(void **state)
 	trace_process_clear(&p);
 }
 
+/* CUPTI's records of no valid time (both 0, or an end before the start)
+ * count as kernels and copies but add no GPU time, no busy interval, no
+ * "shorter than its launch"; the summary and the report say how many. */
+static void test_records_without_times_are_counted_not_timed(void **state)
+{
+	(void)state;
+	base_state();
+	for (uint32_t corr = 501; corr <= 503; corr++)
+		t.ring[corr % RING] = (struct ring_entry){.corr = corr, .site = 2, .op = OP_LAUNCH,
+							  .api_ns = 5000, .enter = 1000000};
+	t.ring[503 % RING].op = OP_MEMCPY;
+	CUpti_ActivityKernel10 ok = {.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, .start = 2000000,
+				     .end = 2001000, .deviceId = 0, .streamId = 7, .correlationId = 501,
+				     .name = "add_kernel"};
+	CUpti_ActivityKernel10 zero = ok;
+	zero.start = zero.end = 0;
+	zero.correlationId = 502;
+	CUpti_ActivityMemcpy6 back = {.kind = CUPTI_ACTIVITY_KIND_MEMCPY, .copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+				      .srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+				      .dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, .bytes = 4096, .start = 3000000,
+				      .end = 2990000, .deviceId = 0, .streamId = 7, .correlationId = 503};
+	tracer_record_locked(&ok);
+	tracer_record_locked(&zero);
+	tracer_record_locked(&back);
+	assert_int_equal(t.untimed, 2);
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_int_equal(p.untimed, 2);
+	const struct trace_site_stats *s = site2(&p);
+	assert_int_equal(s->kernels, 192);
+	assert_int_equal(s->kernel_ns, 191000);
+	assert_int_equal(s->kernel_short, 1); /* the timed one: 1 us against its 5 us launch */
+	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].n, 111);
+	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].ns, 55000);
+	assert_int_equal(p.devices[0].busy_ns, 245000 + 1000);
+	assert_int_equal(p.devices[0].first, 2000000); /* not 0 */
+	char *text = report_of(&p);
+	assert_non_null(strstr(text, "Untimed: CUPTI gave 2 kernel, copy or memset records without valid times"));
+	free(text);
+	trace_process_clear(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_windows_that_lost_records_are_weighted_by_the_kernels_recorded),
 		cmocka_unit_test(test_windows_with_no_kernel_record_count_a_kernel_per_launch),
 		cmocka_unit_test(test_unsampled_run_is_written_as_recorded),
+		cmocka_unit_test(test_records_without_times_are_counted_not_timed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
