@@ -230,6 +230,18 @@ static void test_line_with_no_recorded_sampled_launch_gets_its_mean(void **state
 	trace_process_clear(&p);
 }
 
+/* The kernels recorded in all and while sampling, alike on line 2, the
+ * kernel table and device 0. */
+static void set_kernels(uint64_t n, uint64_t ns, uint64_t n_s, uint64_t ns_s)
+{
+	t.stats[2].kernel = (struct cnt){.n = n, .ns = ns};
+	t.stats[2].kernel_s = (struct cnt){.n = n_s, .ns = ns_s};
+	t.kernels[0].n = t.devices[0].kernels = n;
+	t.kernels[0].ns = t.devices[0].kernel_ns = ns;
+	t.kernels[0].n_s = t.devices[0].kernels_s = n_s;
+	t.kernels[0].ns_s = t.devices[0].kernel_ns_s = ns_s;
+}
+
 /* CUPTI's records resumed late in the windows: of the 90 launches made
  * while recording, 9 left their kernels; the estimate weighs by those 9
  * (the kernels that came stand for the 900 launches) and comes out as with
@@ -238,17 +250,7 @@ static void test_windows_that_lost_records_are_weighted_by_the_kernels_recorded(
 {
 	(void)state;
 	sampled_state();
-	struct site_stats *st = &t.stats[2];
-	st->kernel = (struct cnt){.n = 109, .ns = 109000};
-	st->kernel_s = (struct cnt){.n = 9, .ns = 9000};
-	t.kernels[0].n = 109;
-	t.kernels[0].ns = 109000;
-	t.kernels[0].n_s = 9;
-	t.kernels[0].ns_s = 9000;
-	t.devices[0].kernels = 109;
-	t.devices[0].kernel_ns = 109000;
-	t.devices[0].kernels_s = 9;
-	t.devices[0].kernel_ns_s = 9000;
+	set_kernels(109, 109000, 9, 9000);
 	t.devices[0].busy = 245000 - 81000;
 	t.sample_toggles = 18;
 	t.sample_toggle_ns = 3600000;
@@ -283,17 +285,7 @@ static void test_windows_with_no_kernel_record_count_a_kernel_per_launch(void **
 {
 	(void)state;
 	sampled_state();
-	struct site_stats *st = &t.stats[2];
-	st->kernel = (struct cnt){.n = 100, .ns = 100000};
-	st->kernel_s = (struct cnt){0, 0};
-	t.kernels[0].n = 100;
-	t.kernels[0].ns = 100000;
-	t.kernels[0].n_s = 0;
-	t.kernels[0].ns_s = 0;
-	t.devices[0].kernels = 100;
-	t.devices[0].kernel_ns = 100000;
-	t.devices[0].kernels_s = 0;
-	t.devices[0].kernel_ns_s = 0;
+	set_kernels(100, 100000, 0, 0);
 	t.devices[0].busy = 245000 - 90000;
 	struct stream_stats *ss = stream_get(0, 7);
 	ss->busy_ns = 300000 - 90000;
