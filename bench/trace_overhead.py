@@ -146,6 +146,9 @@ MODES = {
     "trace_sample_anchored": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
                               {"GPUOPT_TRACE_DIAG": "sample_all=1",
                                "GPUOPT_TRACE_KINDS": "kernel,memcpy,memset,sync,memory,overhead,context"}, "plain"),
+    # the same with CUPTI's buffers flushed as each window closes
+    "trace_sample_flushed": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
+                             {"GPUOPT_TRACE_DIAG": "sample_all=1,window_flush=1"}, "plain"),
     "trace_sample_1pct": (["TRACE", "--sample", "--set", "sample_window_ms=5", "--set", "sample_period_ms=500"],
                           {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
     # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go

@@ -75,17 +75,20 @@ log "1b. record sampling: launch-heavy loops with --sample and without (every re
 # record kind off between windows of 10 ms a second (cheaper, but CUPTI's
 # records did not always come back after every kind was off: session 8),
 # the candidate default; "anchored": the same with CUPTI's context records
-# on throughout, in case one kind left on brings the kernel records back.
+# on throughout, in case one kind left on brings the kernel records back;
+# "flushed": sparse with CUPTI's buffers flushed as each window closes and
+# the kinds on again for the flush at exit (were the records held back?).
 for prog in cupy_tiny_kernels torch_tiny_kernels; do
   n=100000
   (cd "$P" && "$G" trace -q --format json -- python3 "$prog.py" "$n" \
       >"$work/${prog}_exact.report.json" 2>"$work/${prog}_exact.out")
   echo "-- ${prog} every record: exit $?"
-  for setting in sampled sparse anchored; do
+  for setting in sampled sparse anchored flushed; do
     opts=(--sample) env=()
     [ $setting != sampled ] && opts+=(--set sample_window_ms=10 --set sample_period_ms=1000) &&
       env=(GPUOPT_TRACE_DIAG=sample_all=1)
     [ $setting = anchored ] && env+=(GPUOPT_TRACE_KINDS=kernel,memcpy,memset,sync,memory,overhead,context)
+    [ $setting = flushed ] && env=(GPUOPT_TRACE_DIAG=sample_all=1,window_flush=1)
     (cd "$P" && env "${env[@]}" "$G" trace -q "${opts[@]}" --format json -o "$fix/${prog}_$setting.json" \
         -- python3 "$prog.py" "$n" >"$fix/${prog}_$setting.report.json" 2>"$fix/${prog}_$setting.out")
     echo "-- ${prog} --sample ($setting): exit $?"

@@ -50,6 +50,12 @@ struct tracer t;
 __thread struct tls_state tls;
 
 static int sample_all; /* GPUOPT_TRACE_DIAG sample_all=1 */
+/* GPUOPT_TRACE_DIAG window_flush=1: CUPTI's buffers flushed (forced) as each
+ * window closes, before its kinds go off, and the kinds turned back on for
+ * the flush at exit: whether the records of windows lost with every kind
+ * off (session 8) were held in a buffer CUPTI did not hand over while no
+ * kind was on */
+static int window_flush;
 /* GPUOPT_TRACE_DIAG's CUPTI settings, for measuring what they cost:
  * zeroed_buffers=1 hands CUPTI buffers already zero (fresh pages) so that
  * it does not clear them on the launching thread; host_pinned=1 keeps its
@@ -242,6 +248,8 @@ static void parse_opts(const char *o)
 				t.sample_on_ns = v * 1000000ull;
 			else if (!strcmp(key, "sample_all"))
 				sample_all = v != 0;
+			else if (!strcmp(key, "window_flush"))
+				window_flush = v != 0;
 			else if (!strcmp(key, "zeroed_buffers"))
 				diag_cupti.zeroed = v != 0;
 			else if (!strcmp(key, "host_pinned"))
@@ -458,12 +466,16 @@ static void write_in_hand(const char *why)
 
 /* Waits for a flush under way (2 s at most: one stuck inside CUPTI must
  * not hang the program's exit), then makes the last one. */
+static void set_sampled_records(int on);
+
 static void at_exit(void)
 {
 	if (t.finalized || t.forked)
 		return;
 	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
 	int locked = lock_within(&flush_lock, 2000);
+	if (window_flush && t.sample && t.cupti_ready && !PHASE_ON(t.phase))
+		set_sampled_records(1);
 	flush_locked("exit", 1);
 	t.finalized = 1;
 	if (locked)
@@ -1246,11 +1258,17 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 #define SAMPLER_TICK_NS 5000000ull /* sample.c decides at each tick */
 
-/* Turns the sampled kinds on or off; a failure is counted (under t.lock)
- * and written in the summary, not retried; so is the time it took. */
+/* Turns the sampled kinds on or off (with window_flush, CUPTI's buffers are
+ * flushed first when they go off); a failure is counted (under t.lock) and
+ * written in the summary, not retried; so is the time it took. */
 static void set_sampled_records(int on)
 {
 	uint64_t t0 = now_ns();
+	if (!on && window_flush && lock_within(&flush_lock, 0)) {
+		if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE) && t.cupti_ready && p_cuptiActivityFlushAll)
+			p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		pthread_mutex_unlock(&flush_lock);
+	}
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
 		if ((record_kinds[i].sampled || (sample_all && record_kinds[i].kind == CUPTI_ACTIVITY_KIND_MEMORY2)) &&
 		    kind_on(record_kinds[i].name)) {
