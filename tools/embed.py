@@ -34,7 +34,7 @@ ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why"
               "meta"}
 LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
             "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
-            "returns", "verdicts"}
+            "returns", "verdicts", "device_arrays"}
 
 
 def fail(path, where, msg):
@@ -106,6 +106,8 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
     for key in ("rule",):
         if key in doc and doc[key] not in rule_ids:
             fail(path, "file", f"unknown rule '{doc[key]}'")
+    if doc.get("device_arrays", "pass-through") != "pass-through":
+        fail(path, "file", "'device_arrays' can only be 'pass-through'")
     if "no_gpu" in doc and doc["no_gpu"].get("rule") not in rule_ids:
         fail(path, "no_gpu", f"unknown rule '{doc['no_gpu'].get('rule')}'")
     for k, v in doc.get("unlisted", {}).items():

@@ -1061,6 +1061,31 @@ static bool throttling(struct flow *f, PNode cond)
 	return false;
 }
 
+/* An arm that ends by leaving the program (raise, sys.exit(), exit(),
+ * quit(), os._exit(), os.abort()) runs at most once: what it copies to
+ * print its message is not per-iteration work. */
+static bool leaves_program(struct flow *f, PNode block)
+{
+	uint32_t n = pn_named_child_count(block);
+	if (n == 0)
+		return false;
+	PNode last = pn_named_child(block, n - 1);
+	if (K(f, last) == NK_RAISE)
+		return true;
+	if (K(f, last) != NK_EXPR_STMT || pn_named_child_count(last) != 1)
+		return false;
+	PNode call = pn_named_child(last, 0);
+	if (K(f, call) != NK_CALL)
+		return false;
+	static const char *const exits[] = {"sys.exit", "exit", "quit", "os._exit", "os.abort", NULL};
+	size_t len;
+	const char *s = flow_text(f, F(f, call, F_FUNCTION), &len);
+	for (const char *const *e = exits; *e; e++)
+		if (strlen(*e) == len && !memcmp(s, *e, len))
+			return true;
+	return false;
+}
+
 /* ---- calls ---- */
 
 struct args {
@@ -1137,6 +1162,15 @@ static bool any_device(const struct args *a, struct val *which, PNode *at)
 			*at = a->kwn[i];
 			return true;
 		}
+	return false;
+}
+
+/* Is a positional argument a tensor or array known to be on the host? */
+static bool any_host_array(const struct args *a)
+{
+	for (uint32_t i = 0; i < a->npos; i++)
+		if (a->pos[i].kind == V_HOST_ARRAY)
+			return true;
 	return false;
 }
 
@@ -1705,6 +1739,9 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 			return VD(V_HOST_ARRAY, FAM_TORCH, line);
 		return V(V_UNKNOWN);
 	}
+	/* a library that takes device arrays as they are (Dask's CuPy chunks) */
+	if (lib && has_dev && lib->passes_device)
+		return V(V_UNKNOWN);
 	/* a CPU library given device data */
 	if (lib && has_dev && lib->id && (lib->rule || lib->no_gpu_rule)) {
 		struct flow_event ev = {.kind = FE_CPU_CALL, .at = devn, .node = call, .what = qual,
@@ -1939,9 +1976,13 @@ static struct val call_value(struct flow *f, PNode call, struct val callee, cons
 	/* a module or loss of the framework (net(inputs), criterion(out, y)):
 	 * device tensors in, a device tensor out; or a module the model took
 	 * for a tensor when it was sent to the device (model.to(device) of a
-	 * parameter): a tensor is not called */
+	 * parameter): a tensor is not called; or the project's own module
+	 * moved to the device (QNetwork(envs).to(device)) whose forward gave
+	 * nothing known: its output is on its device, unless its input is known
+	 * to be on the host (a replay buffer's sample is not known) */
 	if ((any_device(a, &dev, &devn) && dev.fam == FAM_TORCH) ||
-	    (callee.kind == V_DEVICE_ARRAY && callee.fam == FAM_TORCH)) {
+	    (callee.kind == V_DEVICE_ARRAY && callee.fam == FAM_TORCH) ||
+	    (callee.kind == V_INSTANCE && (callee.flags & VF_GPU) && !any_host_array(a))) {
 		mark_gpu(f, call);
 		return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 	}
@@ -2116,6 +2157,11 @@ static struct val eval_call(struct flow *f, PNode call)
 				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 			}
 		}
+		/* x.type(torch.FloatTensor): a CPU tensor type, the data on the host */
+		if (!strcmp(attr, "type") && a.npos == 1 && a.pos[0].kind == V_QUAL && a.pos[0].qual &&
+		    str_starts_with(a.pos[0].qual, "torch.") && !strstr(a.pos[0].qual, "cuda") &&
+		    strlen(a.pos[0].qual) > 12 && !strcmp(a.pos[0].qual + strlen(a.pos[0].qual) - 6, "Tensor"))
+			return VD(V_HOST_ARRAY, FAM_TORCH, line);
 		if (recv.kind == V_INSTANCE && recv.ref >= 0) {
 			int m = method_of(f, recv.ref, attr);
 			struct val r = V(V_UNKNOWN);
@@ -2144,6 +2190,13 @@ static struct val eval_call(struct flow *f, PNode call)
 			 * function), called as that value is */
 			for (int ci = recv.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
 				struct ent *e = env_find(&f->cls[ci].attrs, attr);
+				if (e && e->v.kind == V_UNKNOWN && (recv.flags & VF_GPU) && !any_host_array(&a)) {
+					/* self.network(x) in a module sent to the GPU: a layer
+					 * it holds (nn.Sequential(...), which the model does
+					 * not name) is there, and so is what it gives */
+					mark_gpu(f, call);
+					return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
+				}
 				if (e && e->v.kind != V_INSTANCE)
 					return call_value(f, call, e->v, &a, V(V_UNKNOWN), false);
 			}
@@ -3063,7 +3116,7 @@ static void exec_if(struct flow *f, PNode s)
 		fr->ts = tbefore;
 		if (!pn_is_null(conds[i]))
 			eval_test(f, conds[i]);
-		if (i == 0 && !pn_is_null(conds[i]) && throttling(f, conds[i]))
+		if ((i == 0 && !pn_is_null(conds[i]) && throttling(f, conds[i])) || leaves_program(f, arms[i]))
 			fr->throttled = true;
 		fr->dead = false;
 		exec_block(f, arms[i]);

@@ -89,6 +89,8 @@ struct kb_library {
 	const char *target, *message, *fix, *headline_fix, *notebook_fix;
 	const char *returns; /* type of what unlisted calls return, or NULL */
 	bool verdicts;       /* every call gets a verdict (GPU209 helper, GPU900 unknown) */
+	bool passes_device;  /* "device_arrays": "pass-through": device arrays given to it stay as
+				they are (Dask's CuPy-backed chunks, meta=cupy.ndarray), no GPU604 */
 	const struct rule *rule;
 	const struct rule *no_gpu_rule;
 	const char *no_gpu_message, *no_gpu_fix;
