@@ -86,6 +86,13 @@ struct frame {
 	uint32_t depth, loop_line, loop_cell;
 	PNode loop_body, loop_stmt; /* the innermost hot loop */
 	bool throttled, in_stream;
+	/* bit d: the hot loop at depth d holds a deeper loop that waits for the
+	 * GPU in every iteration (an RL trainer's rollout of steps, each copying
+	 * its action back): what the loop at d copies once per iteration beside
+	 * it is not what makes the loop slow */
+	uint32_t inner_sync;
+	uint32_t rb_floor; /* inside a loop entered under a throttled branch of the loop at this depth:
+			      its waits do not count for the loops at or above it */
 	bool hot;
 	uint32_t hot_line, hot_cell;
 	const char *via;
@@ -449,7 +456,7 @@ static struct flow_place place(const struct flow *f)
 	const struct frame *fr = f->cur;
 	struct flow_place p = {0};
 	p.depth = fr->depth;
-	p.throttled = fr->throttled;
+	p.throttled = fr->throttled || (fr->depth && fr->depth < 32 && (fr->inner_sync & (1u << fr->depth)));
 	p.in_stream = fr->in_stream;
 	p.hot_func = fr->hot;
 	p.func = fr->fn >= 0 ? f->fns[fr->fn].name : NULL;
@@ -490,12 +497,97 @@ static void mark_sync(struct flow *f)
 	f->cur->did_sync = true;
 }
 
+/* A device value read back (a copy to the host, a truth test) in every
+ * iteration of a loop nested in others: the loops around it hold a
+ * per-iteration wait (frame.inner_sync). */
+static void mark_readback(struct flow *f)
+{
+	struct frame *fr = f->cur;
+	if (fr->depth >= 2 && fr->depth < 32 && !fr->throttled)
+		fr->inner_sync |= ((1u << fr->depth) - 1) & ~((2u << fr->rb_floor) - 1);
+}
+
+static bool reads_name(struct flow *f, PNode t, const char *name, size_t len, int depth);
+
+/* Is the call `ENV.step(...)` on a name that says it is an environment
+ * (env, envs, eval_env, self.train_envs: Gymnasium's interface)? */
+static bool env_step_call(struct flow *f, PNode call)
+{
+	if (K(f, call) != NK_CALL)
+		return false;
+	PNode fn = F(f, call, F_FUNCTION);
+	if (K(f, fn) != NK_ATTRIBUTE || !text_is(f, F(f, fn, F_ATTRIBUTE), "step"))
+		return false;
+	PNode recv = F(f, fn, F_OBJECT);
+	if (K(f, recv) == NK_ATTRIBUTE)
+		recv = F(f, recv, F_ATTRIBUTE);
+	if (K(f, recv) != NK_IDENTIFIER)
+		return false;
+	size_t len;
+	const char *s = flow_text(f, recv, &len);
+	return memmem(s, len, "env", 3) != NULL || memmem(s, len, "Env", 3) != NULL;
+}
+
+/* Does the tree call ENV.step with the name among (or inside) its
+ * arguments? */
+static bool steps_env_with(struct flow *f, PNode t, const char *name, size_t len, int depth)
+{
+	if (pn_is_null(t) || depth > 40)
+		return false;
+	enum nk k = K(f, t);
+	if (depth > 0 && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
+		return false;
+	if (k == NK_CALL && env_step_call(f, t) && reads_name(f, F(f, t, F_ARGUMENTS), name, len, 0))
+		return true;
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		if (steps_env_with(f, pn_named_child(t, i), name, len, depth + 1))
+			return true;
+	return false;
+}
+
+/* A copy to the host whose result is the action handed to a CPU
+ * environment (envs.step(action.cpu().numpy()), or a name assigned from the
+ * copy and stepped with in the same loop): the interface to a simulator
+ * that runs on the host, not a round trip to remove. */
+static bool feeds_env_step(struct flow *f, PNode at)
+{
+	PNode n = at;
+	for (int i = 0; i < 8; i++) {
+		PNode p = pn_parent(n);
+		if (pn_is_null(p))
+			return false;
+		enum nk k = K(f, p);
+		if (k == NK_ATTRIBUTE || k == NK_CALL || k == NK_ARGUMENT_LIST || k == NK_PARENTHESIZED ||
+		    k == NK_SUBSCRIPT || k == NK_KEYWORD_ARGUMENT) {
+			if (k == NK_CALL && env_step_call(f, p))
+				return true;
+			n = p;
+			continue;
+		}
+		if (k == NK_ASSIGNMENT && pn_eq(F(f, p, F_RIGHT), n)) {
+			PNode l = F(f, p, F_LEFT);
+			PNode body = f->cur->loop_body;
+			if (K(f, l) != NK_IDENTIFIER || pn_is_null(body))
+				return false;
+			size_t len;
+			const char *name = flow_text(f, l, &len);
+			return steps_env_with(f, body, name, len, 0);
+		}
+		return false;
+	}
+	return false;
+}
+
 static void d2h(struct flow *f, PNode at, const char *what, struct val v, bool async)
 {
 	struct flow_event ev = {.kind = FE_D2H, .at = at, .what = what, .value = v, .async = async};
+	ev.interface = !async && !f->silent && f->cur->depth && feeds_env_step(f, at);
 	emit(f, &ev);
-	if (!async)
+	if (!async) {
 		mark_sync(f);
+		mark_readback(f);
+	}
 }
 
 /* A device value tested for truth: once per statement. */
@@ -506,6 +598,7 @@ static void truth(struct flow *f, PNode at, struct val v)
 	struct frame *fr = f->cur;
 	if (f->silent) {
 		mark_sync(f);
+		mark_readback(f);
 		return;
 	}
 	PNode stmt = at;
@@ -517,6 +610,7 @@ static void truth(struct flow *f, PNode at, struct val v)
 	struct flow_event ev = {.kind = FE_TRUTH, .at = at, .what = "a truth test of a device value", .value = v};
 	emit(f, &ev);
 	mark_sync(f);
+	mark_readback(f);
 }
 
 /* ---- the tree of the file: functions and classes ---- */
@@ -2377,6 +2471,11 @@ static struct val eval_comprehension(struct flow *f, PNode n)
 	uint32_t depth = fr->depth, ll = fr->loop_line, lc = fr->loop_cell;
 	PNode lb = fr->loop_body, ls = fr->loop_stmt;
 	bool thr = fr->throttled;
+	/* a comprehension over a batch's few items: its waits do not make the
+	 * loops around it wait every iteration (run_loop's rb_floor) */
+	uint32_t floor = fr->rb_floor;
+	if (fr->depth > fr->rb_floor && fr->depth < 31)
+		fr->rb_floor = fr->depth;
 	uint32_t k = pn_named_child_count(n);
 	bool hot = false;
 	for (uint32_t i = 0; i < k; i++) {
@@ -2433,6 +2532,7 @@ static struct val eval_comprehension(struct flow *f, PNode n)
 	fr->loop_body = lb;
 	fr->loop_stmt = ls;
 	fr->throttled = thr;
+	fr->rb_floor = floor;
 	return r;
 }
 
@@ -2850,14 +2950,40 @@ static void exec_import_from(struct flow *f, PNode s)
 }
 
 /* Runs a loop body to a fixed point (silently), then once with events. */
+/* Does the loop body break out of this loop (a break not inside a loop
+ * nested in it, nor in a nested function)? */
+static bool breaks_out(struct flow *f, PNode t, int depth)
+{
+	if (pn_is_null(t) || depth > 24)
+		return false;
+	enum nk k = K(f, t);
+	if (k == NK_BREAK)
+		return true;
+	if (depth > 0 && (k == NK_FOR || k == NK_WHILE || k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
+		return false;
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		if (breaks_out(f, pn_named_child(t, i), depth + 1))
+			return true;
+	return false;
+}
+
 static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, PNode cond, PNode body, bool cold)
 {
 	struct frame *fr = f->cur;
 	uint32_t depth = fr->depth, ll = fr->loop_line, lc = fr->loop_cell;
 	PNode lb = fr->loop_body, ls = fr->loop_stmt;
 	bool thr = fr->throttled;
+	uint32_t floor = fr->rb_floor;
 	if (!cold) {
+		/* entered now and then, or left early (a search that breaks at
+		 * its first hit): its waits do not make the loops around it
+		 * wait every iteration */
+		if ((thr || breaks_out(f, body, 0)) && fr->depth > fr->rb_floor && fr->depth < 31)
+			fr->rb_floor = fr->depth;
 		fr->depth++;
+		if (fr->depth < 32)
+			fr->inner_sync &= ~(1u << fr->depth); /* this loop's own, found as it runs */
 		fr->loop_line = flow_user_line(f, stmt, &fr->loop_cell);
 		fr->loop_body = body;
 		fr->loop_stmt = stmt;
@@ -2901,6 +3027,9 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
 	if (synced)
 		fr->ts.pending = fr->ts.since = false;
 	env_free(&in);
+	if (!cold && fr->depth < 32)
+		fr->inner_sync &= ~(1u << fr->depth);
+	fr->rb_floor = floor;
 	fr->depth = depth;
 	fr->loop_line = ll;
 	fr->loop_cell = lc;

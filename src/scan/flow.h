@@ -105,6 +105,7 @@ struct flow_event {
 	const char *what;           /* the callee or construct, for messages */
 	struct val value;           /* the device value involved */
 	bool async;                 /* FE_D2H: blocking=False / out= / on a stream */
+	bool interface;             /* FE_D2H: the action handed to a CPU environment (env.step) */
 	bool data_invariant;        /* FE_H2D: the same data every iteration */
 	uint32_t gpu_line;          /* FE_CLOCK: the latest GPU work */
 	uint32_t back_line;         /* FE_H2D: the data came from the device at this line in the loop */

@@ -7,6 +7,8 @@
 # are (no CPU function).
 import sys
 import math
+
+import numpy as np
 import time
 
 import cupy as cp
@@ -55,3 +57,44 @@ def train(rb, writer, args):
 
 def to_device(array, device):
     return da.map_blocks(cp.asarray, array, meta=cp.array((), dtype=array.dtype))
+
+
+# PPO's iteration: a rollout that waits on every step (its action goes to a
+# CPU environment: the interface, not a round trip), then minibatch updates;
+# what the iteration reads back once beside them is not what makes it slow.
+def ppo(envs, args, writer):
+    policy = nn.Linear(4, 2).cuda()
+    obs = torch.zeros(8, 4, device="cuda")
+    for iteration in range(args.num_iterations):
+        for step in range(args.num_steps):
+            action = policy(obs).argmax(1)
+            next_obs, reward, done, trunc, info = envs.step(action.cpu().numpy())
+            obs = torch.as_tensor(next_obs, device="cuda")
+        for start in range(0, 64, 8):
+            loss = policy(obs).sum()
+            loss.backward()
+            frac = loss.item()  # expect: GPU601
+        writer.add_scalar("losses/value_loss", loss.item(), iteration)
+
+
+def greedy(envs, q, obs, steps):
+    q = q.cuda()
+    for step in range(steps):
+        actions = q(obs.cuda()).argmax(1).cpu().numpy()
+        obs, reward, done, trunc, info = envs.step(actions)
+        obs = torch.tensor(obs)
+        print(q(obs.cuda()).max().item())  # expect: GPU601
+
+
+# A search that stops at its first hit does not make the loop around it
+# wait every iteration: the outer loop's own copy is still per cluster.
+def merge(W, n, thresh):
+    t = 0
+    W = W.cuda()
+    while t < n:
+        c = W @ W.T
+        order = np.argsort(c[t].cpu().numpy())  # expect: GPU601 GPU101/cupy
+        for j in range(n):
+            if c[t, j] < thresh:  # expect: GPU601
+                break
+        t += 1
