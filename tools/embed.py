@@ -106,8 +106,8 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
     for key in ("rule",):
         if key in doc and doc[key] not in rule_ids:
             fail(path, "file", f"unknown rule '{doc[key]}'")
-    if doc.get("device_arrays", "pass-through") != "pass-through":
-        fail(path, "file", "'device_arrays' can only be 'pass-through'")
+    if doc.get("device_arrays", "pass-through") not in ("pass-through", "converts"):
+        fail(path, "file", "'device_arrays' is 'pass-through' or 'converts'")
     if "no_gpu" in doc and doc["no_gpu"].get("rule") not in rule_ids:
         fail(path, "no_gpu", f"unknown rule '{doc['no_gpu'].get('rule')}'")
     for k, v in doc.get("unlisted", {}).items():

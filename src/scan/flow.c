@@ -293,6 +293,23 @@ static bool holds_device(const struct flow *f, const struct val *v, int depth)
 	return false;
 }
 
+/* The first device value a tuple or list holds (itself, if it is one). */
+static bool device_inside(const struct flow *f, const struct val *v, struct val *out, int depth)
+{
+	if (val_on_device(v)) {
+		*out = *v;
+		return true;
+	}
+	if (v->kind != V_TUPLE || depth > 4)
+		return false;
+	for (size_t i = 0; i < v->n; i++) {
+		struct val e = tuple_at(f, v, i);
+		if (device_inside(f, &e, out, depth + 1))
+			return true;
+	}
+	return false;
+}
+
 /* A list (dict: VF_DICT) of values like v, as one element (VF_ELEMS). */
 static struct val elems_val(struct flow *f, struct val v, uint32_t dict)
 {
@@ -1836,10 +1853,19 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	/* a library that takes device arrays as they are (Dask's CuPy chunks) */
 	if (lib && has_dev && lib->passes_device)
 		return V(V_UNKNOWN);
+	/* one that makes NumPy arrays of what it gets (matplotlib): a list of
+	 * device values too, element by element */
+	bool elems = false;
+	if (lib && !has_dev && lib->converts_device && !(e && e->ignore))
+		for (uint32_t i = 0; i < a->npos && !has_dev; i++)
+			if (device_inside(f, &a->pos[i], &dev, 0)) {
+				has_dev = elems = true;
+				devn = a->posn[i];
+			}
 	/* a CPU library given device data */
-	if (lib && has_dev && lib->id && (lib->rule || lib->no_gpu_rule)) {
+	if (lib && has_dev && lib->id && (lib->rule || lib->no_gpu_rule || lib->converts_device)) {
 		struct flow_event ev = {.kind = FE_CPU_CALL, .at = devn, .node = call, .what = qual,
-					.value = dev, .lib = lib, .entry = e};
+					.value = dev, .lib = lib, .entry = e, .elems = elems};
 		emit(f, &ev);
 		/* NumPy's functions dispatch CuPy arrays to CuPy (__array_function__) */
 		if (dev.fam == FAM_CUPY && !strcmp(lib->id, "numpy") && !(e && !e->gpu) &&

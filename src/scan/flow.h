@@ -106,6 +106,7 @@ struct flow_event {
 	struct val value;           /* the device value involved */
 	bool async;                 /* FE_D2H: blocking=False / out= / on a stream */
 	bool interface;             /* FE_D2H: the action handed to a CPU environment (env.step) */
+	bool elems;                 /* FE_CPU_CALL: the argument is a list of device values */
 	bool data_invariant;        /* FE_H2D: the same data every iteration */
 	uint32_t gpu_line;          /* FE_CLOCK: the latest GPU work */
 	uint32_t back_line;         /* FE_H2D: the data came from the device at this line in the loop */

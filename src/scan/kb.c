@@ -258,9 +258,10 @@ static char *load_library(struct kb *kb, size_t li, const char *file, json_t *do
 	lib->returns = jstr(doc, "returns");
 	lib->verdicts = json_is_true(json_object_get(doc, "verdicts"));
 	const char *da = jstr(doc, "device_arrays");
-	if (da && strcmp(da, "pass-through"))
-		return xasprintf("%s: file: \"device_arrays\" can only be \"pass-through\"", file);
-	lib->passes_device = da != NULL;
+	if (da && strcmp(da, "pass-through") && strcmp(da, "converts"))
+		return xasprintf("%s: file: \"device_arrays\" is \"pass-through\" or \"converts\"", file);
+	lib->passes_device = da && !strcmp(da, "pass-through");
+	lib->converts_device = da && !strcmp(da, "converts");
 	const char *rule = jstr(doc, "rule");
 	if (rule && !(lib->rule = kb_rule(kb, rule)))
 		return xasprintf("%s: file: unknown rule '%s'", file, rule);

@@ -91,6 +91,8 @@ struct kb_library {
 	bool verdicts;       /* every call gets a verdict (GPU209 helper, GPU900 unknown) */
 	bool passes_device;  /* "device_arrays": "pass-through": device arrays given to it stay as
 				they are (Dask's CuPy-backed chunks, meta=cupy.ndarray), no GPU604 */
+	bool converts_device; /* "device_arrays": "converts": it makes NumPy arrays of what it is
+				 given (matplotlib), lists of device values too: GPU604 */
 	const struct rule *rule;
 	const struct rule *no_gpu_rule;
 	const char *no_gpu_message, *no_gpu_fix;

@@ -242,9 +242,15 @@ static void mixed(struct flow *f, struct gpu_rules *g, const struct flow_event *
 		return;
 	}
 	char *code = snippet(f, ev->at);
-	x->message = xasprintf("%s; `%s` is a device array", why, code);
-	x->fix = xasprintf("use the GPU library's version of %s on the device array, or copy it to the host "
-			   "once, explicitly, where the CPU part starts", ev->what);
+	x->message = xasprintf(ev->elems ? "%s; `%s` holds device values, each converted alone" : "%s; `%s` is a device array",
+			       why, code);
+	if (ev->lib->converts_device && !ev->lib->rule)
+		x->fix = xasprintf("copy the data to the host once, explicitly, before %s (torch.stack(values).cpu(), "
+				   "cupy.asnumpy(x)), or keep host floats as you go (loss.item() where it is logged "
+				   "anyway)", ev->what);
+	else
+		x->fix = xasprintf("use the GPU library's version of %s on the device array, or copy it to the host "
+				   "once, explicitly, where the CPU part starts", ev->what);
 	free(code);
 	free(why);
 	/* this call site is reported as this, not as a port */

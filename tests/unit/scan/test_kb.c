@@ -124,7 +124,7 @@ static void test_bad_data_is_refused(void **state)
 	snprintf(buf, sizeof buf, "{%s,\"imports\":[{\"module\":\"x\"}]}", base);
 	expect_error(buf, "needs a rule");
 	snprintf(buf, sizeof buf, "{%s,\"device_arrays\":\"copies\"}", base);
-	expect_error(buf, "\"device_arrays\" can only be \"pass-through\"");
+	expect_error(buf, "\"device_arrays\" is \"pass-through\" or \"converts\"");
 	snprintf(buf, sizeof buf, "{%s}", base);
 	char *why = load_one(buf);
 	assert_null(why);
