@@ -3093,6 +3093,69 @@ static bool runs_tests(struct flow *f, PNode body)
 	return false;
 }
 
+/* Full-graph training: an epoch loop (cold by its name) whose body runs no
+ * loop of its own and makes one optimizer step, itself (loss.backward(),
+ * optimizer.step()) or through a function of this file that does so
+ * without a loop (loss = train() in PyG's examples): each epoch is one
+ * step, so what it reads back per epoch it reads per step. */
+static bool has_loop_or_step(struct flow *f, PNode t, int depth, bool *loop, bool *step)
+{
+	if (pn_is_null(t) || depth > 40)
+		return false;
+	enum nk k = K(f, t);
+	if (depth > 0 && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
+		return false;
+	if ((k == NK_FOR && !cold_loop(f, F(f, t, F_LEFT), F(f, t, F_RIGHT))) || k == NK_WHILE ||
+	    k == NK_LIST_COMP || k == NK_GENERATOR || k == NK_SET_COMP || k == NK_DICT_COMP)
+		*loop = true; /* (a loop over three masks is not a loop over batches) */
+	if (k == NK_CALL) {
+		PNode fn = F(f, t, F_FUNCTION);
+		if (K(f, fn) == NK_ATTRIBUTE && pn_named_child_count(F(f, t, F_ARGUMENTS)) == 0 &&
+		    (text_is(f, F(f, fn, F_ATTRIBUTE), "backward") || text_is(f, F(f, fn, F_ATTRIBUTE), "step")))
+			*step = true;
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		has_loop_or_step(f, pn_named_child(t, i), depth + 1, loop, step);
+	return *loop;
+}
+
+/* The functions of this file (by name, not methods) the tree calls: does
+ * one of them loop (*loop), does one of them step (*step)? */
+static void called_fns(struct flow *f, PNode t, int depth, bool *loop, bool *step)
+{
+	if (pn_is_null(t) || depth > 40)
+		return;
+	enum nk k = K(f, t);
+	if (depth > 0 && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
+		return;
+	if (k == NK_CALL && K(f, F(f, t, F_FUNCTION)) == NK_IDENTIFIER) {
+		size_t len;
+		const char *s = flow_text(f, F(f, t, F_FUNCTION), &len);
+		for (size_t i = 0; i < f->nfns; i++) {
+			const struct fn *fn = &f->fns[i];
+			if (fn->cls >= 0 || fn->lambda || !fn->name || strlen(fn->name) != len || memcmp(fn->name, s, len))
+				continue;
+			has_loop_or_step(f, F(f, fn->def, F_BODY), 0, loop, step);
+		}
+	}
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		called_fns(f, pn_named_child(t, i), depth + 1, loop, step);
+}
+
+static bool one_step_epoch(struct flow *f, PNode body)
+{
+	bool loop = false, step = false;
+	has_loop_or_step(f, body, 0, &loop, &step);
+	if (loop)
+		return false;
+	bool cloop = false, cstep = false;
+	called_fns(f, body, 0, &cloop, &cstep);
+	/* train() over batches inside: an epoch of many steps */
+	return !cloop && (step || cstep);
+}
+
 static void exec_for(struct flow *f, PNode s)
 {
 	PNode left = F(f, s, F_LEFT), right = F(f, s, F_RIGHT), body = F(f, s, F_BODY);
@@ -3116,7 +3179,8 @@ static void exec_for(struct flow *f, PNode s)
 			elem = VD(V_HOST_SCALAR, FAM_NONE, 0);
 		}
 	}
-	bool cold = cold_loop(f, left, right) || strided_check(f, right) || runs_tests(f, body);
+	bool cold = (cold_loop(f, left, right) && !one_step_epoch(f, body)) || strided_check(f, right) ||
+		    runs_tests(f, body);
 	struct flow_event ev = {.kind = FE_FOR, .at = s, .node = s, .what = "for"};
 	emit(f, &ev);
 	run_loop(f, s, left, elem, PN_NULL, body, cold);
