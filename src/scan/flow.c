@@ -1951,8 +1951,14 @@ static void record_call(struct flow *f, const char *callee, const struct args *a
 	c->loop_line = line;
 	c->loop_cell = fr->loop_cell;
 	c->throttled = fr->throttled;
-	for (uint32_t i = 0; i < a->npos && i < FLOW_SUM_ARGS; i++)
-		c->args[c->nargs++] = a->pos[i];
+	for (uint32_t i = 0; i < a->npos && i < FLOW_SUM_ARGS; i++) {
+		struct val v = a->pos[i];
+		/* a module of this file sent to the GPU: in another file (its
+		 * class unknown there) a model on the device */
+		if (v.kind == V_INSTANCE && (v.flags & VF_GPU))
+			v = VD(V_DEVICE_OBJECT, FAM_TORCH, v.line);
+		c->args[c->nargs++] = v;
+	}
 }
 
 static struct val project_call(struct flow *f, PNode call, const char *qual, const struct args *a)

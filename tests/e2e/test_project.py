@@ -82,3 +82,64 @@ def test_notebook_loop_calls_a_module(tmp_path):
     found = gpu601(r.json(), "helpers.py")
     assert [line for line, _, _ in found] == [9], found
     assert "run.ipynb" in found[0][2]
+
+
+# DINO's shape: a module of the project sent to the GPU and wrapped in
+# DistributedDataParallel, handed each step to a helper in another file
+# that reads every parameter's gradient norm back (utils.clip_gradients).
+CLIP = """import torch
+
+
+def clip_gradients(model, clip):
+    norms = []
+    for name, p in model.named_parameters():
+        if p.grad is not None:
+            param_norm = p.grad.data.norm(2)
+            norms.append(param_norm.item())
+    return norms
+
+
+class Wrapper:
+    def __init__(self, backbone):
+        self.backbone = backbone
+"""
+
+TRAIN = """import torch
+import torch.nn as nn
+from . import utils
+
+
+def train_one_epoch(student, loader, clip):
+    for images in loader:
+        loss = student(images.cuda()).sum()
+        loss.backward()
+        norms = utils.clip_gradients(student, clip)
+
+
+def main(loader, clip, wrap):
+    student = utils.Wrapper(nn.Linear(4, 4))
+    student = student.cuda()
+    if wrap:
+        student = nn.SyncBatchNorm.convert_sync_batchnorm(student)
+    student = nn.parallel.DistributedDataParallel(student, device_ids=[0])
+    for epoch in range(10):
+        train_one_epoch(student, loader, clip)
+
+
+main([], 1.0, True)
+"""
+
+
+def test_module_on_the_gpu_passed_to_another_file(tmp_path):
+    pkg = tmp_path / "dino"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text(CLIP)
+    (pkg / "train.py").write_text(TRAIN)
+    r = run("scan", "--format", "json", "--fail-on", "never", pkg)
+    assert r.rc == 0, r
+    assert [line for line, _, _ in gpu601(r.json(), "utils.py")] == [9], r.json()["findings"]
+    # the same helper given a module left on the host: nothing
+    (pkg / "train.py").write_text(TRAIN.replace("    student = student.cuda()\n", ""))
+    r = run("scan", "--format", "json", "--fail-on", "never", pkg)
+    assert gpu601(r.json(), "utils.py") == []
