@@ -2005,6 +2005,16 @@ static struct val project_call(struct flow *f, PNode call, const char *qual, con
 	r.ref = r.ref2 = -1;
 	if (r.kind == V_TUPLE || r.kind == V_FUNCTION || r.kind == V_CLASS)
 		return V(V_UNKNOWN);
+	if (r.kind == V_UNKNOWN && !pf->ret_parts) {
+		/* what it returns was not known from its own file, where its
+		 * arguments were not: given device tensors, torch code gives
+		 * device tensors (utils.accuracy(output, target)); not so a
+		 * function that returns several things (some on the host) */
+		struct val dev;
+		PNode devn;
+		if (any_device(a, &dev, &devn) && dev.fam == FAM_TORCH)
+			return VD(V_DEVICE_ARRAY, FAM_TORCH, line_of(f, call));
+	}
 	if (r.kind == V_INSTANCE || r.kind == V_QUAL)
 		r.qual = r.qual ? internz(f, r.qual) : NULL;
 	return r;
@@ -2231,6 +2241,17 @@ static struct val eval_call(struct flow *f, PNode call)
 			if (!strcmp(attr, "get") || !strcmp(attr, "pop"))
 				return el;
 			return V(V_UNKNOWN);
+		}
+		if (val_on_device(&recv) && (!strcmp(attr, "items") || !strcmp(attr, "keys") || !strcmp(attr, "values"))) {
+			/* no array has these: a dict of device values the model took for
+			 * one (criterion(outputs, targets) gives DETR's loss dict) */
+			if (!strcmp(attr, "keys"))
+				return V(V_UNKNOWN);
+			struct val el = recv;
+			if (!strcmp(attr, "values"))
+				return elems_val(f, el, 0);
+			struct val kv[2] = {V(V_UNKNOWN), el};
+			return elems_val(f, tuple_val(f, kv, 2), 0);
 		}
 		if (recv.kind == V_ARRAY_MODULE) {
 			if (!strcmp(attr, "asnumpy")) {
@@ -3951,6 +3972,7 @@ static void summarize(struct flow *f)
 		o->qual = fn->qual;
 		o->name = fn->name;
 		o->ret = fn->opaque ? V(V_UNKNOWN) : fn->ret;
+		o->ret_parts = o->ret.kind == V_TUPLE;
 		if (o->ret.kind == V_TUPLE || o->ret.kind == V_FUNCTION || o->ret.kind == V_CLASS)
 			o->ret = V(V_UNKNOWN);
 		if (o->ret.kind == V_INSTANCE && o->ret.ref >= 0) {

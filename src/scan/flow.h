@@ -141,6 +141,7 @@ struct flow_func {
 	const char *qual;      /* module.func or module.Class.method */
 	const char *name;      /* its own name */
 	struct val ret;        /* what it returns (joined over its returns) */
+	bool ret_parts;        /* it returns a tuple, list or dict, whose parts do not cross files */
 	bool does_gpu, ends_pending;
 	bool is_class, is_method;
 };

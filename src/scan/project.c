@@ -125,6 +125,7 @@ void project_add(struct project *p, const char *path, const char *module, const 
 		pf->path = pathc;
 		pf->ret = ff->ret;
 		pf->ret.qual = ff->ret.qual ? xstrdup(ff->ret.qual) : NULL;
+		pf->ret_parts = ff->ret_parts;
 		pf->does_gpu = ff->does_gpu;
 		pf->ends_pending = ff->ends_pending;
 		pf->is_method = ff->is_method;

@@ -26,6 +26,7 @@ struct project_func {
 	const char *name;
 	const char *path;      /* its file */
 	struct val ret;
+	bool ret_parts;        /* flow_func's */
 	bool does_gpu, ends_pending, is_method;
 	bool hot;              /* runs from a loop (of any module) */
 	uint32_t hot_line, hot_cell;

@@ -143,3 +143,46 @@ def test_module_on_the_gpu_passed_to_another_file(tmp_path):
     (pkg / "train.py").write_text(TRAIN.replace("    student = student.cuda()\n", ""))
     r = run("scan", "--format", "json", "--fail-on", "never", pkg)
     assert gpu601(r.json(), "utils.py") == []
+
+
+# A helper in another file whose return the scan of that file could not
+# know (its arguments unknown there) gives device tensors when it is given
+# them: DINO's and the ImageNet example's utils.accuracy.
+ACCURACY = """import torch
+
+
+def accuracy(output, target, topk=(1,)):
+    _, pred = output.topk(max(topk), 1, True, True)
+    correct = pred.t().eq(target.reshape(1, -1))
+    return [correct[:k].reshape(-1).float().sum(0) for k in topk]
+
+
+def split(output):
+    return output.argmax(1), output.shape[0]
+"""
+
+VALIDATE = """import torch
+from . import metrics
+
+
+def validate(model, loader):
+    model = model.cuda()
+    for inp, target in loader:
+        output = model(inp.cuda())
+        acc1, acc5 = metrics.accuracy(output, target.cuda(), topk=(1, 5))
+        print(acc1.item(), acc5.item())
+        pred, n = metrics.split(output)
+        print(n + 1)
+"""
+
+
+def test_helper_given_device_tensors_in_another_file(tmp_path):
+    pkg = tmp_path / "evalpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "metrics.py").write_text(ACCURACY)
+    (pkg / "validate.py").write_text(VALIDATE)
+    r = run("scan", "--format", "json", "--fail-on", "never", pkg)
+    assert r.rc == 0, r
+    # acc1.item() and acc5.item(); nothing for the host count that split() returns beside
+    assert [line for line, _, _ in gpu601(r.json(), "validate.py")] == [10], r.json()["findings"]

@@ -66,3 +66,15 @@ def evaluate(model, loader, device="cuda"):
             print(name, value.shape)
         sizes = {k: len(v) for k, v in batch.items()}
         print(sizes["labels"])
+
+
+def detr_losses(model, criterion, loader):
+    # a loss function that returns a dict of device losses (the model takes
+    # it for a tensor): its keys are strings, its values device tensors
+    model = model.cuda()
+    for samples, targets in loader:
+        loss_dict = criterion(model(samples.cuda()), targets)
+        named = {f"{k}_unscaled": v for k, v in loss_dict.items()}
+        for k, v in loss_dict.items():
+            print(f"{k}: {v.item():.3f}")  # expect: GPU601
+        print(sorted(loss_dict.keys()))
