@@ -27,7 +27,8 @@ SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
 FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "is", "default", "why"}
 EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
-TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "attributes", "items", "mask_indexing"}
+TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "module_methods", "attributes", "items",
+             "mask_indexing"}
 FLOWS = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts", "device-constructor", "iterates", "same", "to-device", "mask", "reduces"}
 ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
               "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type", "quiet",

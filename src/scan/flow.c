@@ -1838,7 +1838,10 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 	if (fam == FAM_TORCH) {
 		static const char *const host_side[] = {"torch.save", "torch.load", "torch.onnx", "torch.jit",
 							"torch.distributed", "torch.backends", "torch.utils",
-							"torch.manual_seed", "torch.set_", "torch.compile", "torch.cuda", NULL};
+							"torch.manual_seed", "torch.set_", "torch.compile", "torch.cuda",
+							/* an optimizer or scheduler made from a model's
+							 * parameters: a host object, no GPU work */
+							"torch.optim", NULL};
 		for (const char *const *h = host_side; *h; h++)
 			if (str_starts_with(qual, *h))
 				return V(V_UNKNOWN);
@@ -1898,6 +1901,10 @@ static struct val device_method(struct flow *f, PNode call, struct val recv, con
 			host_method |= !strcmp(json_string_value(m), attr);
 	if (host_method)
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
+	json_t *mm = t && t->module_methods ? json_object_get(t->module_methods, attr) : NULL;
+	if (mm && json_is_string(mm)) /* a module: model.parameters(), model.eval() */
+		return !strcmp(json_string_value(mm), "device") ? VD(V_DEVICE_ARRAY, (enum vfam)recv.fam, line)
+								 : V(V_UNKNOWN);
 	enum effect eff = e ? e->effect : EF_GPU;
 	switch (eff) {
 	case EF_D2H: {

@@ -352,6 +352,9 @@ static char *load_types(struct kb *kb)
 					t->returns_self = ret && strcmp(ret, "self") == 0;
 					t->host_attributes = json_object_get(spec, "host_attributes");
 					t->host_methods = json_object_get(spec, "host_methods");
+					t->module_methods = json_object_get(spec, "module_methods");
+					if (t->module_methods && !json_is_object(t->module_methods))
+						return xasprintf("%s: types.%s: module_methods: an object", kb->libs[li].file, name);
 					t->attributes = json_object_get(spec, "attributes");
 					t->items = jstr(spec, "items");
 					const char *mi = jstr(spec, "mask_indexing");

@@ -116,6 +116,9 @@ struct kb_type {
 	bool returns_self;       /* unlisted methods return this type */
 	json_t *host_attributes; /* attributes that are host metadata (array) */
 	json_t *host_methods;    /* methods that return host metadata (size(), dim(), ...) */
+	json_t *module_methods;  /* method -> "device" / "none": no tensor has it, so the value the
+				    model took for one is a module (model.parameters(), model.eval()):
+				    no GPU work; "device": its result is on the device */
 	json_t *attributes;      /* attribute -> the type of its value (object), or NULL */
 	const char *items;       /* the type of value[key], or NULL */
 	bool mask_sync;          /* "mask_indexing": "sync": x[bool_mask] (get or set) waits for the GPU */

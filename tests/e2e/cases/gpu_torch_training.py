@@ -56,3 +56,22 @@ def main(loader, epochs=10):
 def elementwise(y, device):
     for idx, y_samp in enumerate(y.to(device)):
         print(y_samp.item())  # expect: GPU601
+
+
+def optimizer_groups(model, loader, epochs, scheduler_patience=5):
+    # an optimizer and its scheduler, made from the model's parameters, are
+    # host objects: their learning rates are Python floats, and making them
+    # queues no GPU work before a clock read
+    model = model.cuda()
+    t0 = time.perf_counter()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=scheduler_patience)
+    print(f"setup took {time.perf_counter() - t0:.3f}s")
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            optimizer.step()
+        for group in optimizer.param_groups:
+            print(group["lr"])
+        scheduler.step(loss.item())
