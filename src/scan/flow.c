@@ -1645,6 +1645,35 @@ static bool known_entry_flow(const struct kb_entry *e, const char *what)
 }
 
 /* A call to a library function by its qualified name. */
+/* Is the clock read an interval given in minutes or hours,
+ * ((time.time() - start) / 60): a long run's progress (a tutorial's "Time
+ * elapsed: 3.2 min"), where what is still queued is a few batches against
+ * minutes, not a measurement of GPU work? */
+static bool in_minutes(struct flow *f, PNode call)
+{
+	PNode n = call, p = pn_parent(n);
+	bool minus = false;
+	for (int i = 0; i < 6 && !pn_is_null(p); i++, n = p, p = pn_parent(p)) {
+		enum nk k = K(f, p);
+		if (k == NK_PARENTHESIZED)
+			continue;
+		if (k != NK_BINARY)
+			return false;
+		PNode op = F(f, p, F_OPERATOR);
+		if (text_is(f, op, "-") && !minus) {
+			minus = true;
+			continue;
+		}
+		if (!minus || !text_is(f, op, "/") || !pn_eq(F(f, p, F_LEFT), n))
+			return false;
+		PNode r = F(f, p, F_RIGHT);
+		return (K(f, r) == NK_INTEGER || K(f, r) == NK_FLOAT) &&
+		       (text_is(f, r, "60") || text_is(f, r, "60.") || text_is(f, r, "60.0") || text_is(f, r, "3600") ||
+			text_is(f, r, "3600.0"));
+	}
+	return false;
+}
+
 static struct val lib_call(struct flow *f, PNode call, const char *qual, const struct args *a)
 {
 	const struct kb *kb = f->o->kb;
@@ -1768,7 +1797,7 @@ static struct val lib_call(struct flow *f, PNode call, const char *qual, const s
 		return V(V_UNKNOWN);
 	case EF_CLOCK: {
 		struct frame *fr = f->cur;
-		if (fr->ts.clock && fr->ts.since && !start_read(f, call)) {
+		if (fr->ts.clock && fr->ts.since && !start_read(f, call) && !in_minutes(f, call)) {
 			struct flow_event ev = {.kind = FE_CLOCK, .at = call, .what = qual, .gpu_line = fr->ts.gpu_line};
 			emit(f, &ev);
 		}

@@ -57,3 +57,15 @@ estimate(a2)  # a stub: what it will do is not known, maybe a copy back
 t0 = time.perf_counter()  # fine
 estimate_lazy(a2)
 t1 = time.perf_counter()  # expect: GPU603
+
+# A long run's progress in minutes (a tutorial's "Time elapsed: 3.2 min"):
+# a few queued kernels against minutes, not a measurement; the same
+# interval in seconds is one.
+start_time = time.time()
+for epoch in range(10):
+    c = a @ b
+    print("Time elapsed: %.2f min" % ((time.time() - start_time) / 60))
+    print(f"{(time.time() - start_time) / 3600:.1f} h so far")
+for epoch in range(10):
+    c = a @ b
+    print("took", time.time() - start_time, "s")  # expect: GPU603
