@@ -93,6 +93,11 @@ struct frame {
 	uint32_t inner_sync;
 	uint32_t rb_floor; /* inside a loop entered under a throttled branch of the loop at this depth:
 			      its waits do not count for the loops at or above it */
+	/* the device values (by name) that the tests of the if arms around
+	 * here read back: `if frac > 0.2: log(f"{frac}")` reads frac once more,
+	 * after the test already waited for it */
+	const char *tested[8];
+	uint8_t ntested;
 	bool hot;
 	uint32_t hot_line, hot_cell;
 	const char *via;
@@ -600,6 +605,9 @@ static void d2h(struct flow *f, PNode at, const char *what, struct val v, bool a
 {
 	struct flow_event ev = {.kind = FE_D2H, .at = at, .what = what, .value = v, .async = async};
 	ev.interface = !async && !f->silent && f->cur->depth && feeds_env_step(f, at);
+	if (K(f, at) == NK_IDENTIFIER)
+		for (uint8_t i = 0; i < f->cur->ntested; i++)
+			ev.retested |= f->cur->tested[i] == node_name(f, at);
 	emit(f, &ev);
 	if (!async) {
 		mark_sync(f);
@@ -1170,6 +1178,27 @@ static bool throttling(struct flow *f, PNode cond)
 			return true;
 	}
 	return false;
+}
+
+/* The names of device values in an if arm's test (frame.tested). */
+static void note_tested(struct flow *f, PNode t, int depth)
+{
+	struct frame *fr = f->cur;
+	if (pn_is_null(t) || depth > 8 || fr->ntested == 8)
+		return;
+	enum nk k = K(f, t);
+	if (k == NK_IDENTIFIER) {
+		const char *name = node_name(f, t);
+		struct val v = lookup(f, name);
+		if (val_on_device(&v))
+			fr->tested[fr->ntested++] = name;
+		return;
+	}
+	if (k != NK_COMPARISON && k != NK_BOOLEAN && k != NK_NOT && k != NK_PARENTHESIZED)
+		return;
+	uint32_t n = pn_named_child_count(t);
+	for (uint32_t i = 0; i < n; i++)
+		note_tested(f, pn_named_child(t, i), depth + 1);
 }
 
 /* An arm that ends by leaving the program (raise, sys.exit(), exit(),
@@ -3400,8 +3429,12 @@ static void exec_if(struct flow *f, PNode s)
 			eval_test(f, conds[i]);
 		if ((i == 0 && !pn_is_null(conds[i]) && throttling(f, conds[i])) || leaves_program(f, arms[i]))
 			fr->throttled = true;
+		uint8_t ntested = fr->ntested;
+		if (!pn_is_null(conds[i]))
+			note_tested(f, conds[i], 0);
 		fr->dead = false;
 		exec_block(f, arms[i]);
+		fr->ntested = ntested;
 		fr->throttled = thr;
 		if (fr->dead) {
 			if (i == cuda_arm)

@@ -106,6 +106,7 @@ struct flow_event {
 	struct val value;           /* the device value involved */
 	bool async;                 /* FE_D2H: blocking=False / out= / on a stream */
 	bool interface;             /* FE_D2H: the action handed to a CPU environment (env.step) */
+	bool retested;              /* FE_D2H: a value the test of the if around it read back already */
 	bool elems;                 /* FE_CPU_CALL: the argument is a list of device values */
 	bool data_invariant;        /* FE_H2D: the same data every iteration */
 	uint32_t gpu_line;          /* FE_CLOCK: the latest GPU work */

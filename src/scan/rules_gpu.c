@@ -99,7 +99,7 @@ static struct finding *add(struct gpu_rules *g, PNode at, const struct rule *rul
 static void roundtrip(struct flow *f, struct gpu_rules *g, const struct flow_event *ev)
 {
 	const struct flow_place *p = &ev->place;
-	if (!g->rule[0] || p->throttled || ev->async || ev->interface)
+	if (!g->rule[0] || p->throttled || ev->async || ev->interface || ev->retested)
 		return;
 	uint32_t cell, rank;
 	char *reason;

@@ -55,3 +55,13 @@ for shape in [(256, 256), (512, 512), (1024, 1024), (2048, 2048), (4096, 4096)]:
 for n_rows in [256, 512, 1024, 2048, 4096]:
     m = cp.random.random((n_rows, n_rows))
     check = cp.asnumpy(m @ m)  # expect: GPU601
+
+
+def flag_check(gulps):
+    # the test reads the fraction back: that is the copy to report; the
+    # message under it formats the value the test already waited for
+    for data in gulps:
+        frac = (cp.asarray(data) > 0).mean()
+        if frac > 0.2:  # expect: GPU601
+            print(f"high flagged fraction {frac:.3f}")
+        print(f"fraction {frac:.3f}")  # expect: GPU601
