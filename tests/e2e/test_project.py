@@ -130,18 +130,23 @@ main([], 1.0, True)
 """
 
 
-def test_module_on_the_gpu_passed_to_another_file(tmp_path):
-    pkg = tmp_path / "dino"
-    pkg.mkdir()
+def package(tmp_path, name, files):
+    """A package of these files (name -> text), scanned as one project: the JSON report."""
+    pkg = tmp_path / name
+    pkg.mkdir(exist_ok=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "utils.py").write_text(CLIP)
-    (pkg / "train.py").write_text(TRAIN)
+    for fn, text in files.items():
+        (pkg / fn).write_text(text)
     r = run("scan", "--format", "json", "--fail-on", "never", pkg)
     assert r.rc == 0, r
+    return r
+
+
+def test_module_on_the_gpu_passed_to_another_file(tmp_path):
+    r = package(tmp_path, "dino", {"utils.py": CLIP, "train.py": TRAIN})
     assert [line for line, _, _ in gpu601(r.json(), "utils.py")] == [9], r.json()["findings"]
     # the same helper given a module left on the host: nothing
-    (pkg / "train.py").write_text(TRAIN.replace("    student = student.cuda()\n", ""))
-    r = run("scan", "--format", "json", "--fail-on", "never", pkg)
+    r = package(tmp_path, "dino", {"train.py": TRAIN.replace("    student = student.cuda()\n", "")})
     assert gpu601(r.json(), "utils.py") == []
 
 
@@ -177,12 +182,6 @@ def validate(model, loader):
 
 
 def test_helper_given_device_tensors_in_another_file(tmp_path):
-    pkg = tmp_path / "evalpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "metrics.py").write_text(ACCURACY)
-    (pkg / "validate.py").write_text(VALIDATE)
-    r = run("scan", "--format", "json", "--fail-on", "never", pkg)
-    assert r.rc == 0, r
+    r = package(tmp_path, "evalpkg", {"metrics.py": ACCURACY, "validate.py": VALIDATE})
     # acc1.item() and acc5.item(); nothing for the host count that split() returns beside
     assert [line for line, _, _ in gpu601(r.json(), "validate.py")] == [10], r.json()["findings"]
