@@ -31,6 +31,10 @@ rewritten after every round, and a SIGTERM (timeout(1)) still prints and
 saves the rounds measured. A mode named in --modes is measured on every
 workload in every round (torch.profiler's modes not on the C ones).
 
+Sampling settings named in --modes: trace_sample_sparse (every kind off between windows
+of 10 ms a second), trace_sample_anchored (the same with CUPTI's context records on
+throughout), trace_sample_flushed (the same with CUPTI's buffers flushed as each window
+closes), trace_sample_rare, trace_sample_1pct.
 Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
 (GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
 trace_nothing_on (injected and subscribed, no callback or record enabled).
