@@ -452,11 +452,11 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_t *ps = json_array();
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct trace_process *p = &t->procs[i];
-		json_array_append_new(ps, json_pack("{s:i, s:i, s:s, s:o, s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
+		json_array_append_new(ps, json_pack("{s:i, s:i, s:s, s:o, s:s, s:i, s:o, s:b, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"pid", p->pid, "ppid", p->ppid, "status", p->status, "reason", str_or_null(p->reason), "flush",
 			p->flush, "signal", p->signal, "python", str_or_null(p->py_version), "python_lines",
 			p->py_lines, "cupti", str_or_null(p->cupti_path), "records", (json_int_t)p->records,
-			"untimed", (json_int_t)p->untimed, "dropped", (json_int_t)p->dropped, "unattributed",
+			"untimed", (json_int_t)p->untimed, "early", (json_int_t)p->early, "dropped", (json_int_t)p->dropped, "unattributed",
 			(json_int_t)p->unattributed, "events", (json_int_t)p->nevents));
 		json_object_set_new(json_array_get(ps, i), "sampling",
 			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,

@@ -161,10 +161,11 @@ static bool parse_counts(struct ctx *c, json_t *o, struct trace_process *p)
 		if (!get_u64(c, k, keys[i], dst[i]))
 			return false;
 	/* records without valid times: 0 in summaries of tracers before it */
-	if (json_object_get(k, "untimed") && !get_u64(c, k, "untimed", &p->untimed))
+	if ((json_object_get(k, "untimed") && !get_u64(c, k, "untimed", &p->untimed)) ||
+	    (json_object_get(k, "early") && !get_u64(c, k, "early", &p->early)))
 		return false;
-	if (p->untimed > p->records)
-		return bad(c, "%s: %s", "'counts' has more records without times than records");
+	if (p->untimed > p->records || p->early > p->records)
+		return bad(c, "%s: %s", "'counts' has more records without times, or starting before their launch, than records");
 	return true;
 }
 

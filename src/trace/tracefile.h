@@ -113,6 +113,7 @@ struct trace_process {
 		 sites_overflow, kernels_overflow, streams_overflow, gaps_overflow, nvtx_overflow,
 		 events_written, events_dropped;
 	uint64_t untimed; /* kernel, copy and memset records CUPTI gave no valid times (counted, not timed) */
+	uint64_t early;   /* kernel records starting before their launch call did (kept as given) */
 	/* Kernel sampling: launches in the run, those made in its sampled
 	 * stretch and those of them whose kernels were recorded (the rest are
 	 * estimated from them), the recording windows, their time, and the

@@ -33,7 +33,8 @@ def main():
               f"the {name} run exited 0 (code {x['code']}, signal {x['signal']})")
         rec = sum(p["records"] for p in r["processes"])
         lost = sum(p["unattributed"] for p in r["processes"])
-        print(f"  ({name}: {sum(p.get('untimed', 0) for p in r['processes'])} of {rec} records without valid times)")
+        print(f"  ({name}: {sum(p.get('untimed', 0) for p in r['processes'])} of {rec} records without valid times, "
+              f"{sum(p.get('early', 0) for p in r['processes'])} kernels starting before their launch)")
         check(rec > 0 and lost <= rec / 100,
               f"the {name} run matched its records to calls: {lost} of {rec} not matched (1% allowed)")
     sp = [p.get("sampling", {}) for p in s["processes"]]

@@ -308,14 +308,15 @@ void emit_summary(void)
 	fprintf(f, "\"counts\":{\"records\":%llu,\"dropped\":%llu,\"unattributed\":%llu,\"buffers\":%llu,"
 		"\"nested_driver\":%llu,\"strings_dropped\":%llu,\"sites_overflow\":%llu,"
 		"\"kernels_overflow\":%llu,\"streams_overflow\":%llu,\"gaps_overflow\":%llu,"
-		"\"nvtx_overflow\":%llu,\"events_written\":%llu,\"events_dropped\":%llu,\"untimed\":%llu},\n",
+		"\"nvtx_overflow\":%llu,\"events_written\":%llu,\"events_dropped\":%llu,\"untimed\":%llu,"
+		"\"early\":%llu},\n",
 		(unsigned long long)t.records, (unsigned long long)t.dropped,
 		(unsigned long long)t.unattributed, (unsigned long long)t.buffers,
 		(unsigned long long)t.nested_driver, (unsigned long long)t.str_dropped,
 		(unsigned long long)t.sites_overflow, (unsigned long long)t.kernels_overflow,
 		(unsigned long long)t.streams_overflow, (unsigned long long)t.gaps_overflow,
 		(unsigned long long)t.nvtx_overflow, (unsigned long long)t.events_written,
-		(unsigned long long)t.events_dropped, (unsigned long long)t.untimed);
+		(unsigned long long)t.events_dropped, (unsigned long long)t.untimed, (unsigned long long)t.early);
 	fputs("\"strings\":[", f);
 	for (uint32_t i = 0; i < t.nstr; i++) {
 		uint32_t n;

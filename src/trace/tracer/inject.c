@@ -984,6 +984,9 @@ static void record(const CUpti_Activity *r)
 		int bad = untimed(k->start, k->end);
 		uint64_t dur = bad ? 0 : k->end - k->start;
 		t.untimed += (uint64_t)bad;
+		/* pytorch/pytorch#192021: kernels recorded at the start of a
+		 * collection that "began" before their own launch */
+		t.early += (uint64_t)(!bad && e && e->enter && k->start + 1000 < e->enter);
 		struct site_stats *s = &t.stats[site];
 		s->kernel.n++;
 		s->kernel.ns += dur;

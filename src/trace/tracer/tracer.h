@@ -224,6 +224,8 @@ struct tracer {
 	uint64_t overhead[16][2];          /* by CUPTI overhead kind: count, ns */
 	uint64_t records, dropped, buffers, nested_driver;
 	uint64_t untimed; /* kernel, copy and memset records CUPTI gave no valid times */
+	uint64_t early;   /* kernel records that start more than 1 us before their launch call
+			     began: times CUPTI got wrong (counted, kept as given) */
 	uint64_t nvtx_calls;               /* ranges and markers counted (the flusher's sign of work) */
 	/* record sampling: phase is even while records are kept, odd while
 	 * not; sampling says the run is in its sampled stretch */

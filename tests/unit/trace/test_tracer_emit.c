@@ -347,17 +347,29 @@ static void test_records_without_times_are_counted_not_timed(void **state)
 	tracer_record_locked(&zero);
 	tracer_record_locked(&back);
 	assert_int_equal(t.untimed, 2);
+	assert_int_equal(t.early, 0);
+	/* one that "starts" before its launch call began: counted as early,
+	 * its times kept as CUPTI gave them */
+	t.ring[505 % RING] = (struct ring_entry){.corr = 505, .site = 2, .op = OP_LAUNCH, .api_ns = 5000,
+						 .enter = 1000000};
+	CUpti_ActivityKernel10 early = ok;
+	early.correlationId = 505;
+	early.start = 990000;
+	early.end = 991000;
+	tracer_record_locked(&early);
+	assert_int_equal(t.early, 1);
 	struct trace_process p;
 	emit_and_read(&p);
 	assert_int_equal(p.untimed, 2);
+	assert_int_equal(p.early, 1);
 	const struct trace_site_stats *s = site2(&p);
-	assert_int_equal(s->kernels, 192);
-	assert_int_equal(s->kernel_ns, 191000);
-	assert_int_equal(s->kernel_short, 1); /* the timed one: 1 us against its 5 us launch */
+	assert_int_equal(s->kernels, 193);
+	assert_int_equal(s->kernel_ns, 192000);
+	assert_int_equal(s->kernel_short, 2); /* the timed ones: 1 us against their 5 us launch */
 	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].n, 111);
 	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].ns, 55000);
-	assert_int_equal(p.devices[0].busy_ns, 245000 + 1000);
-	assert_int_equal(p.devices[0].first, 2000000); /* not 0 */
+	assert_int_equal(p.devices[0].busy_ns, 245000 + 2000);
+	assert_int_equal(p.devices[0].first, 990000); /* not 0 */
 	char *text = report_of(&p);
 	assert_non_null(strstr(text, "Untimed: CUPTI gave 2 kernel, copy or memset records without valid times"));
 	free(text);
