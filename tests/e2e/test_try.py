@@ -26,7 +26,7 @@ candidates = [
   {{name = "float16", command = "{PY} norms_wrong.py 120000"}},
 ]
 min_runs = 5
-max_time = 4
+max_time = 6
 """
 
 
@@ -56,6 +56,8 @@ def test_verdicts_for_cpu_candidates(tmp_path):
     d = project(tmp_path)
     before = digest_tree(d)
     r = run("try", "--python", PY, cwd=d, timeout=300)
+    if r.rc != 0:
+        print(r)  # whole, where pytest -q would cut the assertion's message short
     assert r.rc == 0, r  # one candidate is kept
     lines = {l.split()[1] if l.split()[0] in ("keep", "revise", "reject") else "": l
              for l in r.out.splitlines() if l.startswith("  ")}
@@ -114,7 +116,8 @@ def test_verdicts_for_cpu_candidates(tmp_path):
 
 
 def test_interrupted_try_resumes(tmp_path):
-    d = project(tmp_path, CONTRACT.replace("max_time = 4", "max_time = 30").replace("min_runs = 5", "min_runs = 200"))
+    assert "max_time = 6" in CONTRACT and "min_runs = 5" in CONTRACT  # the replaces below must hit
+    d = project(tmp_path, CONTRACT.replace("max_time = 6", "max_time = 30").replace("min_runs = 5", "min_runs = 200"))
     import signal
     import subprocess
     env = dict(os.environ)
