@@ -283,22 +283,8 @@ static struct val tuple_at(const struct flow *f, const struct val *t, size_t i)
 	return f->tup[t->ref + (int)i];
 }
 
-/* Is v device data, or a tuple, list or dict holding some? */
-static bool holds_device(const struct flow *f, const struct val *v, int depth)
-{
-	if (val_on_device(v))
-		return true;
-	if (v->kind != V_TUPLE || depth > 4)
-		return false;
-	for (size_t i = 0; i < v->n; i++) {
-		struct val e = tuple_at(f, v, i);
-		if (holds_device(f, &e, depth + 1))
-			return true;
-	}
-	return false;
-}
-
-/* The first device value a tuple or list holds (itself, if it is one). */
+/* The first device value a tuple, list or dict holds (itself, if it is
+ * one), into *out. */
 static bool device_inside(const struct flow *f, const struct val *v, struct val *out, int depth)
 {
 	if (val_on_device(v)) {
@@ -313,6 +299,13 @@ static bool device_inside(const struct flow *f, const struct val *v, struct val 
 			return true;
 	}
 	return false;
+}
+
+/* Is v device data, or a tuple, list or dict holding some? */
+static bool holds_device(const struct flow *f, const struct val *v, int depth)
+{
+	struct val which;
+	return device_inside(f, v, &which, depth);
 }
 
 /* A list (dict: VF_DICT) of values like v, as one element (VF_ELEMS). */
@@ -1673,7 +1666,6 @@ static bool known_entry_flow(const struct kb_entry *e, const char *what)
 	return e && e->flow && !strcmp(e->flow, what);
 }
 
-/* A call to a library function by its qualified name. */
 /* Is the clock read an interval given in minutes or hours,
  * ((time.time() - start) / 60): a long run's progress (a tutorial's "Time
  * elapsed: 3.2 min"), where what is still queued is a few batches against
@@ -1703,6 +1695,7 @@ static bool in_minutes(struct flow *f, PNode call)
 	return false;
 }
 
+/* A call to a library function by its qualified name. */
 static struct val lib_call(struct flow *f, PNode call, const char *qual, const struct args *a)
 {
 	const struct kb *kb = f->o->kb;
@@ -2294,6 +2287,10 @@ static struct val eval_call(struct flow *f, PNode call)
 		if (recv.kind == V_QUAL && recv.qual)
 			return call_value(f, call, (struct val){.kind = V_QUAL, .ref = -1, .ref2 = -1,
 								.qual = qual_join(f, recv.qual, attr, alen)}, &a, V(V_UNKNOWN), false);
+		if (val_on_device(&recv) && (!strcmp(attr, "items") || !strcmp(attr, "keys") || !strcmp(attr, "values")))
+			/* no array has these: a dict of device values the model took for
+			 * one (criterion(outputs, targets) gives DETR's loss dict) */
+			recv = elems_val(f, recv, VF_DICT);
 		if (recv.kind == V_TUPLE && (recv.flags & VF_ELEMS)) {
 			/* a list or dict of device values: d.values(), d.items(), d.get(k), xs.pop() */
 			struct val el = tuple_at(f, &recv, 0);
@@ -2306,17 +2303,6 @@ static struct val eval_call(struct flow *f, PNode call)
 			if (!strcmp(attr, "get") || !strcmp(attr, "pop"))
 				return el;
 			return V(V_UNKNOWN);
-		}
-		if (val_on_device(&recv) && (!strcmp(attr, "items") || !strcmp(attr, "keys") || !strcmp(attr, "values"))) {
-			/* no array has these: a dict of device values the model took for
-			 * one (criterion(outputs, targets) gives DETR's loss dict) */
-			if (!strcmp(attr, "keys"))
-				return V(V_UNKNOWN);
-			struct val el = recv;
-			if (!strcmp(attr, "values"))
-				return elems_val(f, el, 0);
-			struct val kv[2] = {V(V_UNKNOWN), el};
-			return elems_val(f, tuple_val(f, kv, 2), 0);
 		}
 		if (recv.kind == V_ARRAY_MODULE) {
 			if (!strcmp(attr, "asnumpy")) {
@@ -3067,7 +3053,6 @@ static void exec_import_from(struct flow *f, PNode s)
 	free(base);
 }
 
-/* Runs a loop body to a fixed point (silently), then once with events. */
 /* Does the loop body break out of this loop (a break not inside a loop
  * nested in it, nor in a nested function)? */
 static bool breaks_out(struct flow *f, PNode t, int depth)
@@ -3086,6 +3071,7 @@ static bool breaks_out(struct flow *f, PNode t, int depth)
 	return false;
 }
 
+/* Runs a loop body to a fixed point (silently), then once with events. */
 static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, PNode cond, PNode body, bool cold)
 {
 	struct frame *fr = f->cur;
@@ -3185,18 +3171,15 @@ static bool runs_tests(struct flow *f, PNode body)
 	return false;
 }
 
-/* Full-graph training: an epoch loop (cold by its name) whose body runs no
- * loop of its own and makes one optimizer step, itself (loss.backward(),
- * optimizer.step()) or through a function of this file that does so
- * without a loop (loss = train() in PyG's examples): each epoch is one
- * step, so what it reads back per epoch it reads per step. */
-static bool has_loop_or_step(struct flow *f, PNode t, int depth, bool *loop, bool *step)
+/* Does the tree (not its nested functions) run a loop that is not a cold
+ * sweep (*loop), or call x.backward() / x.step() (*step)? */
+static void has_loop_or_step(struct flow *f, PNode t, int depth, bool *loop, bool *step)
 {
 	if (pn_is_null(t) || depth > 40)
-		return false;
+		return;
 	enum nk k = K(f, t);
 	if (depth > 0 && (k == NK_FUNCTION_DEF || k == NK_CLASS_DEF || k == NK_LAMBDA))
-		return false;
+		return;
 	if ((k == NK_FOR && !cold_loop(f, F(f, t, F_LEFT), F(f, t, F_RIGHT))) || k == NK_WHILE ||
 	    k == NK_LIST_COMP || k == NK_GENERATOR || k == NK_SET_COMP || k == NK_DICT_COMP)
 		*loop = true; /* (a loop over three masks is not a loop over batches) */
@@ -3209,7 +3192,6 @@ static bool has_loop_or_step(struct flow *f, PNode t, int depth, bool *loop, boo
 	uint32_t n = pn_named_child_count(t);
 	for (uint32_t i = 0; i < n; i++)
 		has_loop_or_step(f, pn_named_child(t, i), depth + 1, loop, step);
-	return *loop;
 }
 
 /* The functions of this file (by name, not methods) the tree calls: does
@@ -3236,6 +3218,11 @@ static void called_fns(struct flow *f, PNode t, int depth, bool *loop, bool *ste
 		called_fns(f, pn_named_child(t, i), depth + 1, loop, step);
 }
 
+/* Full-graph training: an epoch loop (cold by its name) whose body runs no
+ * loop of its own and makes one optimizer step, itself (loss.backward(),
+ * optimizer.step()) or through a function of this file that does so
+ * without a loop (loss = train() in PyG's examples): each epoch is one
+ * step, so what it reads back per epoch it reads per step. */
 static bool one_step_epoch(struct flow *f, PNode body)
 {
 	bool loop = false, step = false;
