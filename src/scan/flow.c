@@ -1695,6 +1695,16 @@ static bool in_minutes(struct flow *f, PNode call)
 	return false;
 }
 
+/* What a method that no tensor has, but a torch module does, gives
+ * ("device": model.parameters(); "none": model.eval()): the kb's
+ * module_methods of torch.cuda.Tensor; NULL for any other method. */
+static const char *module_method(struct flow *f, const char *attr)
+{
+	const struct kb_type *t = kb_type(f->o->kb, "torch.cuda.Tensor");
+	json_t *m = t && t->module_methods ? json_object_get(t->module_methods, attr) : NULL;
+	return json_is_string(m) ? json_string_value(m) : NULL;
+}
+
 /* A call to a library function by its qualified name. */
 static struct val lib_call(struct flow *f, PNode call, const char *qual, const struct args *a)
 {
@@ -1952,10 +1962,9 @@ static struct val device_method(struct flow *f, PNode call, struct val recv, con
 			host_method |= !strcmp(json_string_value(m), attr);
 	if (host_method)
 		return VD(V_HOST_SCALAR, FAM_NONE, line);
-	json_t *mm = t && t->module_methods ? json_object_get(t->module_methods, attr) : NULL;
-	if (mm && json_is_string(mm)) /* a module: model.parameters(), model.eval() */
-		return !strcmp(json_string_value(mm), "device") ? VD(V_DEVICE_ARRAY, (enum vfam)recv.fam, line)
-								 : V(V_UNKNOWN);
+	const char *mm = recv.fam == FAM_TORCH ? module_method(f, attr) : NULL;
+	if (mm) /* a module: model.parameters(), model.eval() */
+		return !strcmp(mm, "device") ? VD(V_DEVICE_ARRAY, (enum vfam)recv.fam, line) : V(V_UNKNOWN);
 	enum effect eff = e ? e->effect : EF_GPU;
 	switch (eff) {
 	case EF_D2H: {
@@ -2401,8 +2410,8 @@ static struct val eval_call(struct flow *f, PNode call)
 			if (f->cls[recv.ref].base < 0 && f->cls[recv.ref].base_qual) {
 				/* a method of a library base class (nn.Module.eval, ...);
 				 * of a module on the device, its parameters are there */
-				if ((recv.flags & VF_GPU) && (!strcmp(attr, "parameters") || !strcmp(attr, "named_parameters") ||
-							      !strcmp(attr, "buffers")))
+				const char *mm = module_method(f, attr);
+				if ((recv.flags & VF_GPU) && mm && !strcmp(mm, "device"))
 					return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 				return V(V_UNKNOWN);
 			}
@@ -2417,7 +2426,8 @@ static struct val eval_call(struct flow *f, PNode call)
 		}
 		if (recv.kind == V_DEVICE_OBJECT && recv.fam == FAM_TORCH) {
 			/* a prepared model's parameters are on its device; model.eval(), ... */
-			if (!strcmp(attr, "parameters") || !strcmp(attr, "named_parameters") || !strcmp(attr, "buffers"))
+			const char *mm = module_method(f, attr);
+			if (mm && !strcmp(mm, "device"))
 				return VD(V_DEVICE_ARRAY, FAM_TORCH, line);
 			return V(V_UNKNOWN);
 		}
