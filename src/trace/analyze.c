@@ -233,14 +233,14 @@ static double idle_scale_of(const struct trace_process *p)
 	return scale;
 }
 
-static uint64_t gap_ns(const struct ctx *c, size_t proc, const struct trace_gap *g)
-{
-	return (uint64_t)((double)g->ns * c->idle_scale[proc] + 0.5);
-}
-
 static uint64_t scaled_idle(const struct ctx *c, size_t proc, uint64_t ns)
 {
 	return (uint64_t)((double)ns * c->idle_scale[proc] + 0.5);
+}
+
+static uint64_t gap_ns(const struct ctx *c, size_t proc, const struct trace_gap *g)
+{
+	return scaled_idle(c, proc, g->ns);
 }
 
 static void build_lines(struct ctx *c)

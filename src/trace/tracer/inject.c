@@ -464,10 +464,10 @@ static void write_in_hand(const char *why)
 		pthread_mutex_unlock(&t.lock);
 }
 
-/* Waits for a flush under way (2 s at most: one stuck inside CUPTI must
- * not hang the program's exit), then makes the last one. */
 static void set_sampled_records(int on);
 
+/* Waits for a flush under way (2 s at most: one stuck inside CUPTI must
+ * not hang the program's exit), then makes the last one. */
 static void at_exit(void)
 {
 	if (t.finalized || t.forked)
@@ -965,10 +965,13 @@ static void copy_add(struct copystat *c, uint64_t bytes, uint64_t ns, int sync)
  * before CUDA 13.1 did so wrongly with a timestamp callback registered, as
  * here, at the start of a collection); an end before the start is as
  * useless. Such a record is counted, but its time and place on the
- * timeline are left out (t.untimed says how many). */
-static int untimed(uint64_t start, uint64_t end)
+ * timeline are left out (t.untimed says how many). Its duration (0 for
+ * one of those); *bad: whether it was one. */
+static uint64_t record_ns(uint64_t start, uint64_t end, int *bad)
 {
-	return start == 0 || end < start;
+	*bad = start == 0 || end < start;
+	t.untimed += (uint64_t)*bad;
+	return *bad ? 0 : end - start;
 }
 
 static void record(const CUpti_Activity *r)
@@ -981,9 +984,8 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityKernel10 *k = (const void *)r;
 		const struct ring_entry *e = ring_find(k->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		int bad = untimed(k->start, k->end);
-		uint64_t dur = bad ? 0 : k->end - k->start;
-		t.untimed += (uint64_t)bad;
+		int bad;
+		uint64_t dur = record_ns(k->start, k->end, &bad);
 		/* pytorch/pytorch#192021: kernels recorded at the start of a
 		 * collection that "began" before their own launch */
 		t.early += (uint64_t)(!bad && e && e->enter && k->start + 1000 < e->enter);
@@ -1048,9 +1050,8 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityMemcpy6 *m = (const void *)r;
 		const struct ring_entry *e = ring_find(m->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		int bad = untimed(m->start, m->end);
-		uint64_t dur = bad ? 0 : m->end - m->start;
-		t.untimed += (uint64_t)bad;
+		int bad;
+		uint64_t dur = record_ns(m->start, m->end, &bad);
 		enum trace_dir dir = copy_dir(m->copyKind);
 		enum trace_hostkind hk = dir == DIR_H2D ? host_kind(m->srcKind)
 				       : dir == DIR_D2H ? host_kind(m->dstKind) : HK_OTHER;
@@ -1093,9 +1094,8 @@ static void record(const CUpti_Activity *r)
 		const CUpti_ActivityMemset4 *m = (const void *)r;
 		const struct ring_entry *e = ring_find(m->correlationId);
 		uint32_t site = e ? e->site : SITE_NONE;
-		int bad = untimed(m->start, m->end);
-		uint64_t dur = bad ? 0 : m->end - m->start;
-		t.untimed += (uint64_t)bad;
+		int bad;
+		uint64_t dur = record_ns(m->start, m->end, &bad);
 		uint16_t phase = phase_of_corr(m->correlationId, e);
 		int sampled = (phase & PHASE_SAMPLED) != 0;
 		copy_add(&t.stats[site].memset, m->bytes, dur, 0);
