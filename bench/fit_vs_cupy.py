@@ -2,7 +2,7 @@
 """Time the copies `gpuopt fit` measures with CuPy and CUDA events too, in
 the same run, and print gpuopt / CuPy per copy kind and size.
 
-Usage: python3 bench/fit_vs_cupy.py --gpuopt PATH [--rounds N] [--fresh-process] [--out RESULT.json]
+Usage: python3 bench/fit_vs_cupy.py --gpuopt PATH [--rounds N] [--fresh-process [--control]] [--out RESULT.json]
 
 --fresh-process times each round's CuPy copies in a new Python process, as
 `gpuopt fit` runs in its own: bench/pageable_probe.py found pageable rates
@@ -31,8 +31,15 @@ which bounds how exactly the two can agree on that machine.
 Pageable buffers are NumPy arrays, which NumPy maps with transparent huge
 pages asked for, as gpuopt maps its own.
 
+--control (with --fresh-process) times the same copies with CuPy a second time
+in each round, in a third process, and compares that CuPy with the first as
+gpuopt is compared with it (an A/A test): where two CuPy processes of the same
+code do not agree to 10%, the machine does not repeat its copies to 10%, and
+gpuopt's ratio at that size says as much about the machine as about gpuopt.
+
 The check: at sizes of 1 MiB and more, each rate within 10% of CuPy's. The
-last line says how many sizes pass and which tool measured higher.
+last line says how many sizes pass and which tool measured higher; with
+--control, a line more says how many pass CuPy against itself.
 """
 import argparse
 import json
@@ -150,8 +157,12 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--fresh-process", action="store_true",
                     help="time each round's CuPy copies in a new process (as gpuopt fit runs in its own)")
+    ap.add_argument("--control", action="store_true",
+                    help="with --fresh-process: a second CuPy process each round, compared with the first (A/A)")
     ap.add_argument("--one-cupy-round", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.control and not a.fresh_process:
+        ap.error("--control needs --fresh-process")
     if a.one_cupy_round:
         c = json.load(sys.stdin)
         out = cupy_round(c, cp.cuda.Stream(non_blocking=True), make_bufs(c))
@@ -161,7 +172,7 @@ def main():
         ap.error("--gpuopt PATH is needed")
     stream = None if a.fresh_process else cp.cuda.Stream(non_blocking=True)
     bufs = None
-    g_runs, c_runs, name = [], [], None
+    g_runs, c_runs, k_runs, name = [], [], [], None
     for r in range(a.rounds):
         fit = subprocess.run([a.gpuopt, "fit", "--refresh", "--no-peers", "--quiet", "--format", "json"],
                              capture_output=True, text=True)
@@ -171,7 +182,12 @@ def main():
         c, name = gpu["ceilings"], gpu.get("name")
         g_runs.append(gpuopt_points(c))
         if a.fresh_process:
+            # with --control, the two CuPy processes take turns at going first
+            if a.control and r % 2:
+                k_runs.append(cupy_round_in_new_process(c))
             c_runs.append(cupy_round_in_new_process(c))
+            if a.control and not r % 2:
+                k_runs.append(cupy_round_in_new_process(c))
         else:
             if bufs is None:
                 bufs = make_bufs(c)
@@ -189,9 +205,16 @@ def main():
                      "gpuopt_spread": max(g) / min(g) - 1 if min(g) else None,
                      "cupy_spread": max(q) / min(q) - 1 if min(q) else None,
                      "paired_ratio": statistics.median(paired) if paired else None})
-    ok = higher_g = higher_c = checked = 0
+        if k_runs:
+            k = [run[key][0] for run in k_runs if key in run]
+            kp = [x / y for x, y in zip(k, q) if y]
+            rows[-1].update({"control_gbps": statistics.median(k), "control_rounds": k,
+                             "control_ratio": statistics.median(k) / statistics.median(q),
+                             "control_paired_ratio": statistics.median(kp) if kp else None})
+    ok = higher_g = higher_c = checked = control_ok = 0
     print(f"{'copy':28} {'bytes':>11} {'reps':>5} {'gpuopt GB/s':>12} {'CuPy GB/s':>10} {'ratio':>7}"
-          f" {'paired':>7} {'spread g/c':>11}   (medians of {a.rounds} alternating rounds)")
+          f" {'paired':>7} {'spread g/c':>11}{'  CuPy/CuPy' if k_runs else ''}"
+          f"   (medians of {a.rounds} alternating rounds)")
     for r in rows:
         r["ratio"] = r["gpuopt_gbps"] / r["cupy_gbps"]
         big = r["bytes"] >= 1 << 20
@@ -200,18 +223,24 @@ def main():
             ok += abs(r["ratio"] - 1) <= 0.10
             higher_g += r["ratio"] > 1
             higher_c += r["ratio"] < 1
+            control_ok += "control_ratio" in r and abs(r["control_ratio"] - 1) <= 0.10
         spread = f"{r['gpuopt_spread']:.0%}/{r['cupy_spread']:.0%}" if r["cupy_spread"] is not None else "-"
+        control = f"{r['control_ratio']:>11.3f}" if "control_ratio" in r else ""
         print(f"{r['kind']:28} {r['bytes']:>11} {r['reps']:>5} {r['gpuopt_gbps']:>12.2f} "
-              f"{r['cupy_gbps']:>10.2f} {r['ratio']:>7.3f} {r['paired_ratio']:>7.3f} {spread:>11}"
+              f"{r['cupy_gbps']:>10.2f} {r['ratio']:>7.3f} {r['paired_ratio']:>7.3f} {spread:>11}{control}"
               f"{'' if big else '  (small: method differs)'}")
     summary = {"rounds": a.rounds, "fresh_process": a.fresh_process, "sizes_checked": checked, "within_10pct": ok,
                "gpuopt_higher": higher_g, "cupy_higher": higher_c, "cupy": cp.__version__, "gpu": name}
     print(f"at 1 MiB and more: {ok} of {checked} within 10% of CuPy; gpuopt higher at {higher_g}, "
           f"CuPy higher at {higher_c}")
+    if k_runs:
+        summary["control_within_10pct"] = control_ok
+        print(f"CuPy against itself (a second process each round): {control_ok} of {checked} within 10%")
     noisy = [r for r in rows if r["bytes"] >= 1 << 20 and abs(r["ratio"] - 1) > 0.10]
     for r in noisy:
+        control = f"; CuPy against itself {r['control_ratio']:.3f}" if "control_ratio" in r else ""
         print(f"  beyond 10%: {r['kind']} {r['bytes']}: ratio {r['ratio']:.3f}; over the rounds gpuopt moved "
-              f"{r['gpuopt_spread']:.0%}, CuPy {r['cupy_spread']:.0%}")
+              f"{r['gpuopt_spread']:.0%}, CuPy {r['cupy_spread']:.0%}{control}")
     if a.out:
         json.dump({"rows": rows, "summary": summary}, open(a.out, "w"), indent=1)
     return 0 if ok == checked else 1

@@ -9,8 +9,9 @@
 #      CUPTI subscriber (torch.profiler inside the program);
 #   3. the overhead benchmark (bench/trace_overhead.py; TRACE_OVERHEAD=0 leaves it out,
 #      TRACE_OVERHEAD_ARGS replaces its default arguments, e.g. the workloads, modes and
-#      rounds to measure), and with TRACE_CUPTI_SETTINGS=1 CUPTI's buffer settings on the
-#      launch loops.
+#      rounds to measure; TRACE_OVERHEAD_S, default 600, stops it after that many seconds
+#      with the rounds measured saved), and with TRACE_CUPTI_SETTINGS=1 CUPTI's buffer
+#      settings on the launch loops.
 # Results under $OUT: trace_suite.log, trace_overhead.json and
 # trace_fixtures.tar.gz (the saved traces, which become
 # tests/e2e/fixtures/trace/, with each run's report and output).
@@ -122,7 +123,8 @@ print("ran")' 2>&1 | tail -4); echo "  torch.profiler first, then CUDA, --strict
 if [ "${TRACE_OVERHEAD:-1}" != 0 ]; then
   log "3. overhead (bench/trace_overhead.py)"
   read -r -a overhead_args <<<"${TRACE_OVERHEAD_ARGS:---reps 3 --rounds 3}"
-  python3 bench/trace_overhead.py --gpuopt "$G" "${overhead_args[@]}" --json "$OUT/trace_overhead.json"
+  timeout "${TRACE_OVERHEAD_S:-600}" python3 bench/trace_overhead.py --gpuopt "$G" "${overhead_args[@]}" \
+    --json "$OUT/trace_overhead.json"
 else
   log "3. overhead: left out (TRACE_OVERHEAD=0)"
 fi
