@@ -12,16 +12,16 @@ after a warm-up, synchronized, on time.perf_counter):
                 20,000 empty kernels from C (bench/launch_cost.cu, --launch-cost
                 PATH): cudaLaunchKernel or cuLaunchKernel, no interpreter; the
                 host time of each 1,000 launches is kept too ("batch_us" in --json)
-Modes, each in its own process: plain; trace (gpuopt trace, default
-settings: every record); torch_profiler (torch.profiler.profile with CPU
-and CUDA activities), measured in --rounds interleaved rounds in a shuffled
-order; and once, what the parts of gpuopt's tracer cost: trace_sample
-(--sample: above 20,000 launches a second, records 10 ms in every 100, the
-rest estimated), trace_sample_all (the same with allocation records sampled
-too), trace_sample_5ms (windows of 5 ms), trace_timeline
-(--timeline), trace_kernels_only (only kernel, copy and memset records),
-trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks and Python
-lines, no CUPTI activity records), trace_activity_only
+Modes, each in its own process: plain; trace (gpuopt trace's default: the
+records of launches faster than 20,000 a second sampled, 10 ms in every 200,
+the rest estimated); trace_exact (--exact: every record); torch_profiler
+(torch.profiler.profile with CPU and CUDA activities), measured in --rounds
+interleaved rounds in a shuffled order; and once, what the parts of gpuopt's
+tracer cost: trace_sample_5ms / _100ms / _sparse / _rare (windows of 5 ms, a
+period of 100 ms, 10 ms a second, 1 ms a second), trace_timeline (--timeline),
+and with every record (--exact): trace_kernels_only (only kernel, copy and
+memset records), trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks
+and Python lines, no CUPTI activity records), trace_activity_only
 (GPUOPT_TRACE_CALLBACKS=0), torch_profiler_stack (with_stack=True).
 
 Targets (issue 13): trace <= 1.15x plain on the launch loops, <= 1.02x on
@@ -31,10 +31,6 @@ rewritten after every round, and a SIGTERM (timeout(1)) still prints and
 saves the rounds measured. A mode named in --modes is measured on every
 workload in every round (torch.profiler's modes not on the C ones).
 
-Sampling settings named in --modes: trace_sample_sparse (every kind off between windows
-of 10 ms a second), trace_sample_anchored (the same with CUPTI's context records on
-throughout), trace_sample_flushed (the same with CUPTI's buffers flushed as each window
-closes), trace_sample_rare, trace_sample_1pct.
 Diagnostic modes of the tracer's parts for torch_launch also: trace_driver_api_only
 (GPUOPT_TRACE_DIAG=runtime_api=0), trace_no_python_lines (python_lines=0),
 trace_nothing_on (injected and subscribed, no callback or record enabled).
@@ -122,67 +118,58 @@ def run_workload(name, reps, profile):
 
 MODES = {
     "plain": ([], {}, "plain"),
+    # gpuopt trace's default: fast launches' records sampled (10 ms in every 200)
     "trace": (["TRACE"], {}, "plain"),
+    # every record (--exact): the default before session 10
+    "trace_exact": (["TRACE", "--exact"], {}, "plain"),
     "torch_profiler": ([], {}, "torch"),
-    "trace_sample": (["TRACE", "--sample"], {}, "plain"),
-    "trace_sample_all": (["TRACE", "--sample"], {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
-    "trace_sample_5ms": (["TRACE", "--sample", "--set", "sample_window_ms=5"], {}, "plain"),
+    "trace_sample_5ms": (["TRACE", "--set", "sample_window_ms=5"], {}, "plain"),
+    "trace_sample_100ms": (["TRACE", "--set", "sample_period_ms=100"], {}, "plain"),
+    "trace_sample_sparse": (["TRACE", "--set", "sample_period_ms=1000"], {}, "plain"),
+    "trace_sample_rare": (["TRACE", "--set", "sample_window_ms=1", "--set", "sample_period_ms=1000"], {}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
-    "trace_kernels_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
-    "trace_callbacks_only": (["TRACE"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
-    "trace_activity_only": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0"}, "plain"),
+    # what the tracer's parts cost, each with every record (--exact)
+    "trace_kernels_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
+    "trace_callbacks_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "none"}, "plain"),
+    "trace_activity_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_CALLBACKS": "0"}, "plain"),
     "torch_profiler_stack": ([], {}, "torch_stack"),
-    "trace_driver_api_only": (["TRACE"], {"GPUOPT_TRACE_DIAG": "runtime_api=0"}, "plain"),
-    "trace_no_python_lines": (["TRACE"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
-    "trace_nothing_on": (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"}, "plain"),
-    # the API callbacks with one kind of record; --sample with every record kind off
-    # but for 1 ms in every second (what a kind turned off still costs)
-    "trace_cb_kernel": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel"}, "plain"),
-    "trace_cb_memory": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,memory"}, "plain"),
-    "trace_cb_sync": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel,sync"}, "plain"),
-    "trace_sample_rare": (["TRACE", "--sample"],
-                          {"GPUOPT_TRACE_DIAG": "sample_all=1,sample_on_ms=1,sample_period_ms=1000"}, "plain"),
-    # the candidate default: every kind off between windows of 10 ms a second
-    "trace_sample_sparse": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
-                            {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
-    # the same with CUPTI's context records left on throughout (does one kind left on
-    # bring the kernel records back when a window opens?)
-    "trace_sample_anchored": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
-                              {"GPUOPT_TRACE_DIAG": "sample_all=1",
-                               "GPUOPT_TRACE_KINDS": "kernel,memcpy,memset,sync,memory,overhead,context"}, "plain"),
-    # the same with CUPTI's buffers flushed as each window closes
-    "trace_sample_flushed": (["TRACE", "--sample", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"],
-                             {"GPUOPT_TRACE_DIAG": "sample_all=1,window_flush=1"}, "plain"),
-    "trace_sample_1pct": (["TRACE", "--sample", "--set", "sample_window_ms=5", "--set", "sample_period_ms=500"],
-                          {"GPUOPT_TRACE_DIAG": "sample_all=1"}, "plain"),
+    "trace_driver_api_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "runtime_api=0"}, "plain"),
+    "trace_no_python_lines": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "python_lines=0"}, "plain"),
+    "trace_nothing_on": (["TRACE", "--exact"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": "none"},
+                         "plain"),
+    # the API callbacks with one kind of record
+    "trace_cb_kernel": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel"}, "plain"),
+    "trace_cb_memory": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memory"}, "plain"),
+    "trace_cb_sync": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,sync"}, "plain"),
     # CUPTI's own settings (the tracer's diag_cupti): where the per-launch cost might go
-    "trace_zeroed_buffers": (["TRACE"], {"GPUOPT_TRACE_DIAG": "zeroed_buffers=1"}, "plain"),
-    "trace_host_pinned": (["TRACE"], {"GPUOPT_TRACE_DIAG": "host_pinned=1"}, "plain"),
-    "trace_shared_buffer": (["TRACE"], {"GPUOPT_TRACE_DIAG": "per_thread_buffers=0"}, "plain"),
-    "trace_device_buffer_64mb": (["TRACE"], {"GPUOPT_TRACE_DIAG": "device_buffer_mb=64"}, "plain"),
-    "trace_buffer_64kb": (["TRACE"], {"GPUOPT_TRACE_DIAG": "buffer_kb=64"}, "plain"),
+    "trace_zeroed_buffers": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "zeroed_buffers=1"}, "plain"),
+    "trace_host_pinned": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "host_pinned=1"}, "plain"),
+    "trace_shared_buffer": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "per_thread_buffers=0"}, "plain"),
+    "trace_device_buffer_64mb": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "device_buffer_mb=64"}, "plain"),
+    "trace_buffer_64kb": (["TRACE", "--exact"], {"GPUOPT_TRACE_DIAG": "buffer_kb=64"}, "plain"),
 }
 # one kind of CUPTI activity record at a time, no callbacks
 for _kind in ("kernel", "memcpy", "memset", "sync", "memory", "overhead"):
-    MODES[f"trace_records_{_kind}"] = (["TRACE"], {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind},
-                                       "plain")
-MAIN = ["plain", "trace", "torch_profiler"]
+    MODES[f"trace_records_{_kind}"] = (["TRACE", "--exact"],
+                                       {"GPUOPT_TRACE_CALLBACKS": "0", "GPUOPT_TRACE_KINDS": _kind}, "plain")
+MAIN = ["plain", "trace", "trace_exact", "torch_profiler"]
 # workload -> (modes measured in every round, modes measured once)
 PLAN = {
-    "cupy_launch": (MAIN, ["trace_sample", "trace_sample_sparse", "trace_sample_all", "trace_sample_5ms", "trace_nothing_on", "trace_timeline", "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
+    "cupy_launch": (MAIN, ["trace_sample_5ms", "trace_sample_sparse", "trace_nothing_on", "trace_timeline",
+                           "trace_kernels_only", "trace_callbacks_only", "trace_activity_only",
                            "trace_records_kernel"]),
-    "torch_launch": (MAIN, ["trace_sample", "trace_sample_sparse", "trace_sample_all", "trace_sample_5ms", "trace_timeline", "trace_kernels_only", "trace_callbacks_only",
-                            "trace_activity_only", "trace_driver_api_only", "trace_no_python_lines",
-                            "trace_nothing_on", "torch_profiler_stack",
+    "torch_launch": (MAIN, ["trace_sample_5ms", "trace_sample_sparse", "trace_timeline", "trace_kernels_only",
+                            "trace_callbacks_only", "trace_activity_only", "trace_driver_api_only",
+                            "trace_no_python_lines", "trace_nothing_on", "torch_profiler_stack",
                             *(f"trace_records_{k}" for k in ("kernel", "memcpy", "memset", "sync", "memory",
                                                              "overhead"))]),
     "matmul": (MAIN, []),
     "roundtrip": (MAIN, ["trace_kernels_only"]),
     # without an interpreter: what CUPTI and the tracer cost per launch
-    "c_launch_runtime": (["plain", "trace", "trace_sample"],
+    "c_launch_runtime": (["plain", "trace", "trace_exact"],
                          ["trace_callbacks_only", "trace_activity_only", "trace_records_kernel",
                           "trace_nothing_on"]),
-    "c_launch_driver": (["plain", "trace", "trace_sample"],
+    "c_launch_driver": (["plain", "trace", "trace_exact"],
                         ["trace_callbacks_only", "trace_activity_only", "trace_records_kernel",
                          "trace_nothing_on"]),
 }

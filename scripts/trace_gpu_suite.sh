@@ -5,6 +5,9 @@
 #      bottleneck, traced with --timeline and saved; tests/trace_programs/
 #      check_suite.py checks the rule and the line it names, and the trace's
 #      kernel and copy times against the program's own CUDA events;
+#   1b. record sampling: the launch-heavy loops sampled (the default) against a
+#      full trace (--exact) of the same program (TRACE_SAMPLE_SETTINGS names the
+#      settings, TRACE_SAMPLE_REPEAT runs each on CuPy's loop that many times);
 #   2. the paths that do not trace: --cupti with no library, --strict, another
 #      CUPTI subscriber (torch.profiler inside the program);
 #   3. the overhead benchmark (bench/trace_overhead.py; TRACE_OVERHEAD=0 leaves it out,
@@ -12,6 +15,7 @@
 #      rounds to measure; TRACE_OVERHEAD_S, default 600, stops it after that many seconds
 #      with the rounds measured saved), and with TRACE_CUPTI_SETTINGS=1 CUPTI's buffer
 #      settings on the launch loops.
+# TRACE_SECTIONS (default "1 1b 2") picks the sections to run before 3.
 # Results under $OUT: trace_suite.log, trace_overhead.json and
 # trace_fixtures.tar.gz (the saved traces, which become
 # tests/e2e/fixtures/trace/, with each run's report and output).
@@ -40,6 +44,8 @@ python3 -c 'import nvtx; print("nvtx", nvtx.__file__)' 2>&1 | tail -1
 ls /usr/local/cuda*/targets/x86_64-linux/lib/libcupti.so* 2>/dev/null | head -3
 "$G" --version
 
+sections=" ${TRACE_SECTIONS:-1 1b 2} "
+if [[ $sections == *" 1 "* ]]; then
 log "1. the suite (gpuopt trace --timeline; checked by check_suite.py)"
 # name  program  argument  (N kept small: these traces become the test fixtures)
 suite=(
@@ -72,37 +78,46 @@ for entry in "${suite[@]}"; do
   python3 "$P/check_suite.py" "$P/$prog" "$fix/$name.report.json" "$fix/$name.out" || fails=$((fails + 1))
 done
 
-log "1b. record sampling: launch-heavy loops with --sample and without (every record)"
-# Enough launches (100,000, about 1 s) for many sampling windows; the
-# sampled traces become fixtures too (NAME_sampled.json). "sparse": every
-# record kind off between windows of 10 ms a second (cheaper, but CUPTI's
-# records did not always come back after every kind was off: session 8),
-# the candidate default; "anchored": the same with CUPTI's context records
-# on throughout, in case one kind left on brings the kernel records back;
-# "flushed": sparse with CUPTI's buffers flushed as each window closes and
-# the kinds on again for the flush at exit (were the records held back?).
+fi
+
+if [[ $sections == *" 1b "* ]]; then
+log "1b. record sampling: launch-heavy loops sampled (the default) and with every record (--exact)"
+# Enough launches (100,000, about 1 s) for several sampling windows; the
+# sampled traces become fixtures too (NAME_SETTING.json). Settings: "sampled",
+# gpuopt trace's default (10 ms windows every 200 ms); "sparse", 10 ms a
+# second; "fast", 10 ms every 100 ms.
 for prog in cupy_tiny_kernels torch_tiny_kernels; do
   n=100000
-  (cd "$P" && "$G" trace -q --format json -- python3 "$prog.py" "$n" \
+  (cd "$P" && "$G" trace -q --exact --format json -- python3 "$prog.py" "$n" \
       >"$work/${prog}_exact.report.json" 2>"$work/${prog}_exact.out")
   echo "-- ${prog} every record: exit $?"
-  for setting in sampled sparse anchored flushed; do
-    opts=(--sample) env=()
-    [ $setting != sampled ] && opts+=(--set sample_window_ms=10 --set sample_period_ms=1000) &&
-      env=(GPUOPT_TRACE_DIAG=sample_all=1)
-    [ $setting = anchored ] && env+=(GPUOPT_TRACE_KINDS=kernel,memcpy,memset,sync,memory,overhead,context)
-    [ $setting = flushed ] && env=(GPUOPT_TRACE_DIAG=sample_all=1,window_flush=1)
-    (cd "$P" && env "${env[@]}" "$G" trace -q "${opts[@]}" --format json -o "$fix/${prog}_$setting.json" \
-        -- python3 "$prog.py" "$n" >"$fix/${prog}_$setting.report.json" 2>"$fix/${prog}_$setting.out")
-    echo "-- ${prog} --sample ($setting): exit $?"
-    (cd "$P" && "$G" trace show --lines 3 --kernels 2 "$fix/${prog}_$setting.json") 2>&1 | sed -n '1,16p'
-    python3 "$P/check_suite.py" "$P/$prog.py" "$fix/${prog}_$setting.report.json" "$fix/${prog}_$setting.out" ||
-      fails=$((fails + 1))
-    python3 "$P/check_sampled.py" "$fix/${prog}_$setting.report.json" "$work/${prog}_exact.report.json" "$n" ||
-      fails=$((fails + 1))
+  for setting in ${TRACE_SAMPLE_SETTINGS:-sampled sparse}; do
+    opts=()
+    case $setting in
+      sampled) ;;
+      sparse) opts=(--set sample_period_ms=1000) ;;
+      fast) opts=(--set sample_period_ms=100) ;;
+      *) echo "unknown sampling setting: $setting"; fails=$((fails + 1)); continue ;;
+    esac
+    runs=1
+    [ "$prog" = cupy_tiny_kernels ] && runs=${TRACE_SAMPLE_REPEAT:-1}
+    for ((k = 1; k <= runs; k++)); do
+      name=${prog}_$setting
+      [ "$k" -gt 1 ] && name=${name}_$k
+      (cd "$P" && "$G" trace -q "${opts[@]}" --format json -o "$fix/$name.json" \
+          -- python3 "$prog.py" "$n" >"$fix/$name.report.json" 2>"$fix/$name.out")
+      echo "-- ${prog} sampled ($setting, run $k): exit $?"
+      (cd "$P" && "$G" trace show --lines 3 --kernels 2 "$fix/$name.json") 2>&1 | sed -n '1,16p'
+      python3 "$P/check_suite.py" "$P/$prog.py" "$fix/$name.report.json" "$fix/$name.out" ||
+        fails=$((fails + 1))
+      python3 "$P/check_sampled.py" "$fix/$name.report.json" "$work/${prog}_exact.report.json" "$n" ||
+        fails=$((fails + 1))
+    done
   done
 done
+fi
 
+if [[ $sections == *" 2 "* ]]; then
 log "2. the paths that do not trace"
 "$G" trace -q --cupti /nonexistent/libcupti.so -- python3 -c 'print(1)'; echo "  --cupti missing: exit $?"
 CUDA_INJECTION64_PATH=/opt/nvidia/nsight-systems/lib/libToolsInjection64.so "$G" trace -q --strict -- python3 -c 'print(1)'
@@ -119,6 +134,7 @@ PY
 with profile(activities=[ProfilerActivity.CUDA]):
     x = torch.ones(4, device="cuda"); torch.cuda.synchronize()
 print("ran")' 2>&1 | tail -4); echo "  torch.profiler first, then CUDA, --strict: exit $?"
+fi
 
 if [ "${TRACE_OVERHEAD:-1}" != 0 ]; then
   log "3. overhead (bench/trace_overhead.py)"
@@ -134,7 +150,7 @@ if [ "${TRACE_CUPTI_SETTINGS:-0}" != 0 ]; then
   log "3b. CUPTI's settings on the launch loops (TRACE_CUPTI_SETTINGS=1)"
   timeout "${TRACE_CUPTI_SETTINGS_S:-240}" python3 bench/trace_overhead.py --gpuopt "$G" --reps 3 --rounds 3 \
     --workloads torch_launch,cupy_launch --json "$OUT/trace_cupti_settings.json" \
-    --modes plain,trace,trace_sample,trace_sample_sparse,trace_sample_anchored,trace_zeroed_buffers,trace_host_pinned,trace_shared_buffer,trace_device_buffer_64mb,trace_buffer_64kb
+    --modes plain,trace,trace_exact,trace_sample_sparse,trace_zeroed_buffers,trace_host_pinned,trace_shared_buffer,trace_device_buffer_64mb,trace_buffer_64kb
 fi
 
 log "suite: $fails program(s) with a failed check"

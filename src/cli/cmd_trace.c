@@ -36,6 +36,12 @@ static const char help[] =
 	"library, and the library frame it called), read at the moment of the call\n"
 	"(CPython 3.9-3.13; other programs get a trace without lines). By default the\n"
 	"tracer keeps counters per line in constant memory; --timeline keeps every event.\n"
+	"While launches come faster than sample_launch_rate per second (20,000) for\n"
+	"20 ms, it records CUPTI's kernels, copies, synchronizations and allocations\n"
+	"10 ms (sample_window_ms) in every 200 (sample_period_ms), the first window at\n"
+	"most 90 ms in, and estimates the rest from them (every call is still counted by\n"
+	"line, with its host time): the report then says \"Sampled\". --exact records\n"
+	"everything, at more overhead on loops of tiny kernels.\n"
 	"The trace is saved at exit, at cudaDeviceReset, on SIGTERM and fatal signals,\n"
 	"and every 2 s while it works or as soon as it goes quiet, so a program that\n"
 	"crashes or is killed still leaves one.\n"
@@ -51,13 +57,10 @@ static const char help[] =
 	"      --max-events N      timeline events kept per process (default 1000000)\n"
 	"      --full              also CUPTI's record of every runtime and driver API call\n"
 	"                          (more overhead; default: only the calls that matter)\n"
-	"      --sample            while launches come faster than sample_launch_rate per\n"
-	"                          second (20,000), record kernels, copies and synchronizes\n"
-	"                          10 ms (sample_window_ms) in every 100 (sample_period_ms),\n"
-	"                          the first at most 90 ms in, and estimate the rest from\n"
-	"                          them (every call is still counted by line): less\n"
-	"                          overhead on loops of tiny kernels; not with --timeline or\n"
-	"                          --full; not yet the default (see the README's trace part)\n"
+	"      --exact             record every kernel, copy and allocation, however fast the\n"
+	"                          launches come (--timeline and --full do too)\n"
+	"      --sample            sample the records of fast launches (the default; an\n"
+	"                          error beside --exact, --timeline or --full)\n"
 	"      --cupti PATH        the libcupti to load (default: the program's own, the\n"
 	"                          nvidia cupti wheel, $CUDA_HOME, /usr/local/cuda*)\n"
 	"      --strict            exit 2 instead of running the program untraced when it\n"
@@ -82,7 +85,7 @@ static const char help[] =
 
 struct opts {
 	const char *output, *format, *export_path, *cupti, *tracer;
-	bool timeline, full, sample, strict, quiet;
+	bool timeline, full, sample, exact, strict, quiet;
 	uint64_t max_events;
 	double timeout_s;
 	size_t max_lines, max_kernels;
@@ -161,6 +164,8 @@ static int parse_opts(int argc, char **argv, int from, struct opts *o)
 			o->full = true;
 		} else if (!strcmp(opt, "--sample")) {
 			o->sample = true;
+		} else if (!strcmp(opt, "--exact")) {
+			o->exact = true;
 		} else if (!strcmp(opt, "--cupti")) {
 			o->cupti = val;
 		} else if (!strcmp(opt, "--tracer")) {
@@ -254,8 +259,10 @@ static int run_show(int argc, char **argv, struct opts *o)
 		diag_error("trace show: give one saved trace FILE (see `gpuopt trace --help`)");
 		return EXIT_USAGE;
 	}
-	if (o->cupti || o->tracer || o->strict || o->full || o->sample || o->timeout_s > 0 || o->max_events) {
-		diag_error("trace show: --cupti, --tracer, --strict, --full, --sample, --timeout and --max-events are for tracing a run");
+	if (o->cupti || o->tracer || o->strict || o->full || o->sample || o->exact || o->timeout_s > 0 ||
+	    o->max_events) {
+		diag_error("trace show: --cupti, --tracer, --strict, --full, --sample, --exact, --timeout and "
+			   "--max-events are for tracing a run");
 		return EXIT_USAGE;
 	}
 	struct trace_config cfg;
@@ -317,19 +324,21 @@ static int run(int argc, char **argv)
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}
-	if (o.sample && (o.timeline || o.full)) {
+	if (o.sample && (o.timeline || o.full || o.exact)) {
 		diag_error("trace: --sample leaves records out, and %s keeps them all: use one",
-			   o.full ? "--full" : "--timeline (or --export-trace)");
+			   o.exact ? "--exact" : o.full ? "--full" : "--timeline (or --export-trace)");
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}
+	bool sample = !(o.timeline || o.full || o.exact); /* the default */
 	struct trace_config cfg;
 	if (!load_config(&cfg, &o)) {
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}
-	if (o.sample && !(cfg.th[TH_SAMPLE_WINDOW_MS] >= 1 && cfg.th[TH_SAMPLE_WINDOW_MS] < cfg.th[TH_SAMPLE_PERIOD_MS])) {
-		diag_error("trace: --sample: sample_window_ms (%g) must be at least 1 and shorter than sample_period_ms (%g)",
+	if (sample && !(cfg.th[TH_SAMPLE_WINDOW_MS] >= 1 && cfg.th[TH_SAMPLE_WINDOW_MS] < cfg.th[TH_SAMPLE_PERIOD_MS])) {
+		diag_error("trace: sampling: sample_window_ms (%g) must be at least 1 and shorter than sample_period_ms (%g) "
+			   "(or record everything: --exact)",
 			   cfg.th[TH_SAMPLE_WINDOW_MS], cfg.th[TH_SAMPLE_PERIOD_MS]);
 		trace_config_free(&cfg);
 		ptrvec_free(&o.sets);
@@ -341,7 +350,7 @@ static int run(int argc, char **argv)
 		.timeline = o.timeline,
 		.max_events = o.max_events,
 		.full = o.full,
-		.sample = o.sample,
+		.sample = sample,
 		.strict = o.strict,
 		.cupti = o.cupti,
 		.tracer = o.tracer,

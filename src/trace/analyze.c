@@ -339,6 +339,7 @@ static void build_budget(struct ctx *c)
 		b->sample_windows += p->sample_windows;
 		b->sample_kernels += p->sample_kernels;
 		b->sample_toggle_errors += p->sample_toggle_errors;
+		b->sample_unseen_allocs += p->sample_unseen_allocs;
 		for (size_t k = 0; k < p->noverhead; k++)
 			b->overhead_ns += p->overhead[k].ns;
 	}

@@ -44,8 +44,10 @@ struct trace_budget {
 	/* kernel sampling (trace_process): launches made while sampling, and of
 	 * them those whose kernels were recorded; kernel figures are estimates
 	 * when sampled_launches > 0; the kernel records of those recorded, and
-	 * CUPTI's refusals to turn records on or off */
-	uint64_t sampled_launches, recorded_launches, sample_windows, sample_kernels, sample_toggle_errors;
+	 * CUPTI's refusals to turn records on or off; the allocations and frees
+	 * made between windows, which the memory figures leave out */
+	uint64_t sampled_launches, recorded_launches, sample_windows, sample_kernels, sample_toggle_errors,
+		 sample_unseen_allocs;
 };
 
 struct trace_device_row {

@@ -297,7 +297,7 @@ static void recording(FILE *out, const struct trace_report *r)
 		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so kernels, copies and "
 			"synchronizations were recorded for %llu of the %llu launches made then (%llu windows) and "
 			"GPU times, counts and idle time there are estimated from them; every call is still counted "
-			"by line, with its host time (without --sample everything is recorded)\n",
+			"by line, with its host time (with --exact everything is recorded)\n",
 			(unsigned long long)b->recorded_launches, (unsigned long long)b->sampled_launches,
 			(unsigned long long)b->sample_windows);
 	if (b->sampled_launches && b->sample_kernels * 2 < b->recorded_launches)
@@ -306,6 +306,10 @@ static void recording(FILE *out, const struct trace_report *r)
 			"per launch made while sampling, at the time of the kernels recorded; they are rougher "
 			"than usual\n",
 			(unsigned long long)b->recorded_launches, (unsigned long long)b->sample_kernels);
+	if (b->sample_unseen_allocs)
+		fprintf(out, "Sampled, memory: %llu allocations and frees were made between windows, while CUPTI's "
+			"allocation records were off: the device memory figures leave them out (--exact records "
+			"them)\n", (unsigned long long)b->sample_unseen_allocs);
 	if (b->sample_toggle_errors)
 		fprintf(out, "Sampled: CUPTI refused %llu times to turn its records on or off, so windows may "
 			"have recorded longer or not at all\n", (unsigned long long)b->sample_toggle_errors);
@@ -383,10 +387,11 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_object_set_new(bj, "run_ns", json_integer((json_int_t)b->run_ns));
 	json_object_set_new(bj, "gpu_phase_ns", json_integer((json_int_t)b->phase_ns));
 	json_object_set_new(bj, "warmup_ns", json_integer((json_int_t)b->warmup_ns));
-	json_object_set_new(bj, "sampling", json_pack("{s:b, s:I, s:I, s:I, s:I, s:I}", "estimated",
+	json_object_set_new(bj, "sampling", json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "estimated",
 		b->sampled_launches > 0, "sampled_launches", (json_int_t)b->sampled_launches, "recorded_launches",
 		(json_int_t)b->recorded_launches, "windows", (json_int_t)b->sample_windows, "recorded_kernels",
-		(json_int_t)b->sample_kernels, "toggle_errors", (json_int_t)b->sample_toggle_errors));
+		(json_int_t)b->sample_kernels, "toggle_errors", (json_int_t)b->sample_toggle_errors,
+		"unseen_allocs", (json_int_t)b->sample_unseen_allocs));
 	json_object_set_new(bj, "copies", copy_json(b->copy));
 	json_object_set_new(bj, "idle", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "host_wait_ns",
 		(json_int_t)b->host_wait_ns, "host_wait_count", (json_int_t)b->host_wait_n, "kernel_wait_ns",
@@ -459,13 +464,14 @@ json_t *trace_report_json(const struct trace_report *r)
 			"untimed", (json_int_t)p->untimed, "early", (json_int_t)p->early, "dropped", (json_int_t)p->dropped, "unattributed",
 			(json_int_t)p->unattributed, "events", (json_int_t)p->nevents));
 		json_object_set_new(json_array_get(ps, i), "sampling",
-			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
+			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
 				  "launches", (json_int_t)p->launches, "sampled_launches",
 				  (json_int_t)p->sampled_launches, "recorded_launches", (json_int_t)p->recorded_launches,
 				  "windows", (json_int_t)p->sample_windows, "recorded_kernels",
 				  (json_int_t)p->sample_kernels, "toggle_errors", (json_int_t)p->sample_toggle_errors,
 				  "toggles", (json_int_t)p->sample_toggles, "toggle_ns", (json_int_t)p->sample_toggle_ns,
-				  "toggle_max_ns", (json_int_t)p->sample_toggle_max_ns));
+				  "toggle_max_ns", (json_int_t)p->sample_toggle_max_ns, "unseen_allocs",
+				  (json_int_t)p->sample_unseen_allocs));
 	}
 	json_object_set_new(root, "processes", ps);
 	json_t *th = json_object();

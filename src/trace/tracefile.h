@@ -121,10 +121,13 @@ struct trace_process {
 	 * launches made while recording (fewer when CUPTI's records resumed late
 	 * in a window), CUPTI's refusals to turn records on or off, and the
 	 * sampler's switches of them: how many, their host time in all and the
-	 * longest (these: 0 in summaries of tracers before them). */
+	 * longest, and the allocations and frees made between windows, whose
+	 * bytes are not in the devices' memory figures (these: 0 in summaries
+	 * of tracers before them). */
 	bool sampled;
 	uint64_t launches, sampled_launches, recorded_launches, sample_windows, sample_recorded_ns, sample_rate;
-	uint64_t sample_kernels, sample_toggle_errors, sample_toggles, sample_toggle_ns, sample_toggle_max_ns;
+	uint64_t sample_kernels, sample_toggle_errors, sample_toggles, sample_toggle_ns, sample_toggle_max_ns,
+		 sample_unseen_allocs;
 	const char **strings; size_t nstrings;
 	struct trace_site *sites; size_t nsites;
 	struct trace_site_stats *stats; size_t nstats;

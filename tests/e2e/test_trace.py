@@ -484,7 +484,7 @@ def test_damaged_traces_are_refused(tmp_path):
     assert run("trace", "show", bad).rc == 2
 
 
-# ---- record sampling (--sample) ----
+# ---- record sampling (the default; --exact records everything) ----
 # torch_tiny_kernels_sampled: torch_tiny_kernels.py 100000 traced with the
 # first sampling tracer (kernel records only), on the H200 in the call that
 # also traced it with every record: 99,801 kernels estimated from 9,352
@@ -606,14 +606,42 @@ def test_records_without_times_are_said_and_checked(tmp_path):
 
 
 def test_sample_is_refused_beside_options_that_keep_every_record():
-    for extra in (["--timeline"], ["--full"], ["--export-trace", "x.json"]):
+    for extra in (["--timeline"], ["--full"], ["--export-trace", "x.json"], ["--exact"]):
         r = run("trace", "--sample", *extra, "--", "true")
         assert r.rc == 2 and "--sample leaves records out" in r.err, (extra, r)
-    r = run("trace", "show", "--sample", fixture("torch_tiny_kernels"))
-    assert r.rc == 2 and "--sample" in r.err
-    for sets in (["sample_window_ms=0"], ["sample_window_ms=100"], ["sample_period_ms=5"]):
-        r = run("trace", "--sample", "--set", sets[0], "--", "true")
-        assert r.rc == 2 and "sample_window_ms" in r.err and "shorter than sample_period_ms" in r.err, (sets, r)
+    for opt in ("--sample", "--exact"):
+        r = run("trace", "show", opt, fixture("torch_tiny_kernels"))
+        assert r.rc == 2 and opt in r.err, (opt, r)
+    # sampling is the default: its window is checked with or without --sample
+    for sets in (["sample_window_ms=0"], ["sample_window_ms=200"], ["sample_period_ms=5"]):
+        for opts in ([], ["--sample"]):
+            r = run("trace", *opts, "--set", sets[0], "--", "true")
+            assert r.rc == 2 and "sample_window_ms" in r.err and "shorter than sample_period_ms" in r.err, \
+                (sets, opts, r)
+    # ... and not where nothing is sampled
+    for opt in ("--exact", "--timeline"):
+        r = run("trace", "-q", opt, "--set", "sample_window_ms=0", "--", "true")
+        assert r.rc != 2 and "sample_window_ms" not in r.err, (opt, r)
+
+
+def test_allocations_between_windows_are_said_to_be_left_out(tmp_path):
+    doc = json.loads(fixture("cupy_tiny_kernels_sampled").read_text())
+    s = doc["processes"][0]["sampling"]
+    s["unseen_allocs"] = 7
+    f = tmp_path / "unseen.json"
+    f.write_text(json.dumps(doc))
+    r = run("trace", "show", f)
+    assert r.rc == 0 and ("Sampled, memory: 7 allocations and frees were made between windows"
+                          in " ".join(r.out.split())), r.out
+    rep = json.loads(run("trace", "show", "--format", "json", f).out)
+    assert rep["processes"][0]["sampling"]["unseen_allocs"] == 7
+    assert rep["budget"]["sampling"]["unseen_allocs"] == 7
+    s["unseen_allocs"] = "seven"
+    f.write_text(json.dumps(doc))
+    r = run("trace", "show", f)
+    assert r.rc == 2 and str(f) in r.err and "unseen_allocs" in r.err, r
+    # summaries without the field (every fixture recorded before it) say nothing
+    assert "Sampled, memory" not in run("trace", "show", fixture("cupy_tiny_kernels_sampled")).out
 
 
 # ---- the Chrome-trace export ----

@@ -49,13 +49,6 @@
 struct tracer t;
 __thread struct tls_state tls;
 
-static int sample_all; /* GPUOPT_TRACE_DIAG sample_all=1 */
-/* GPUOPT_TRACE_DIAG window_flush=1: CUPTI's buffers flushed (forced) as each
- * window closes, before its kinds go off, and the kinds turned back on for
- * the flush at exit: whether the records of windows lost with every kind
- * off (session 8) were held in a buffer CUPTI did not hand over while no
- * kind was on */
-static int window_flush;
 /* GPUOPT_TRACE_DIAG's CUPTI settings, for measuring what they cost:
  * zeroed_buffers=1 hands CUPTI buffers already zero (fresh pages) so that
  * it does not clear them on the launching thread; host_pinned=1 keeps its
@@ -212,8 +205,7 @@ static int load_cupti(void)
 /* KEY=N,KEY=N... from gpuopt trace (GPUOPT_TRACE_OPTS) or, for measuring
  * what the tracer's parts cost, from the user (GPUOPT_TRACE_DIAG:
  * runtime_api=0 drops the runtime-API callbacks, python_lines=0 the frame
- * walk, sample_all=1 has --sample turn the allocation records off too;
- * diag_cupti above).
+ * walk; diag_cupti above).
  * Unknown keys are ignored. */
 static void parse_opts(const char *o)
 {
@@ -246,10 +238,6 @@ static void parse_opts(const char *o)
 				t.sample_period_ns = v * 1000000ull;
 			else if (!strcmp(key, "sample_on_ms"))
 				t.sample_on_ns = v * 1000000ull;
-			else if (!strcmp(key, "sample_all"))
-				sample_all = v != 0;
-			else if (!strcmp(key, "window_flush"))
-				window_flush = v != 0;
 			else if (!strcmp(key, "zeroed_buffers"))
 				diag_cupti.zeroed = v != 0;
 			else if (!strcmp(key, "host_pinned"))
@@ -279,9 +267,9 @@ static void read_settings(void)
 	t.callbacks = 1;
 	t.runtime_api = 1;
 	t.python_lines = 1;
-	t.sample = 0; /* gpuopt trace --sample */
+	t.sample = 1; /* gpuopt trace samples unless --exact */
 	t.sample_rate = 20000;
-	t.sample_period_ns = 100000000ull;
+	t.sample_period_ns = 200000000ull;
 	t.sample_on_ns = 10000000ull;
 	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
 	parse_opts(getenv("GPUOPT_TRACE_OPTS"));
@@ -301,9 +289,8 @@ static void read_settings(void)
 }
 
 /* CUPTI's record kinds by their names in t.kinds; sampled: turned off
- * between --sample's windows (allocations only with sample_all, so that
- * memory in use stays exact). The kernel records come first: without them
- * there is no trace. */
+ * between the sampling windows. The kernel records come first: without
+ * them there is no trace. */
 static const struct {
 	const char *name;
 	CUpti_ActivityKind kind;
@@ -311,12 +298,8 @@ static const struct {
 } record_kinds[] = {
 	{"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY, 1},
 	{"memset", CUPTI_ACTIVITY_KIND_MEMSET, 1}, {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 1},
-	{"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 0}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD, 1},
+	{"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 1}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD, 1},
 	{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME, 0}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER, 0},
-	/* not for its records (one a context): named in GPUOPT_TRACE_KINDS, it
-	 * stays on while --sample turns every other kind off, to see whether
-	 * CUPTI then gives the kernel records back when a window opens */
-	{"context", CUPTI_ACTIVITY_KIND_CONTEXT, 0},
 };
 #define NRECORD_KINDS (sizeof record_kinds / sizeof record_kinds[0])
 
@@ -464,8 +447,6 @@ static void write_in_hand(const char *why)
 		pthread_mutex_unlock(&t.lock);
 }
 
-static void set_sampled_records(int on);
-
 /* Waits for a flush under way (2 s at most: one stuck inside CUPTI must
  * not hang the program's exit), then makes the last one. */
 static void at_exit(void)
@@ -474,8 +455,6 @@ static void at_exit(void)
 		return;
 	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
 	int locked = lock_within(&flush_lock, 2000);
-	if (window_flush && t.sample && t.cupti_ready && !PHASE_ON(t.phase))
-		set_sampled_records(1);
 	flush_locked("exit", 1);
 	t.finalized = 1;
 	if (locked)
@@ -1235,46 +1214,43 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
  * measured on the H200, 1.30-1.77x on 20,000 PyTorch launches with every
  * record, against 1.07-1.10x for the callbacks and Python lines alone; and
  * turning only the kernel records off does not help: while any record kind
- * is on, launches are slow (bench/results). So when launches come faster
- * than sample_rate per second (about 3 us of CUPTI's time each: 6% at the
- * default 20,000/s) for 20 ms, the run enters its sampled stretch: kernels,
- * copies, memsets, synchronizations and CUPTI's overhead are recorded for
- * sample_on of every sample_period (10 of 100 ms; the first window at most
- * 90 ms in) and not in between (allocations always, so that memory in use
- * stays exact). The callbacks
- * still count every call, by line, with its host time, and note whether it
- * was made while recording (calls_s_on), so emit.c scales what was recorded
- * while sampling by calls / calls recorded, per line and operation and for
- * the whole run. When the rate falls below half the threshold for 100 ms
- * the run goes back to recording everything. On with --sample (not yet the
- * default: see the README's trace section); never with --timeline or
- * --full. One thread decides; it calls CUPTI without holding t.lock
- * (the buffer callbacks take it), and counts CUPTI's refusals.
- * Measured since (H200, session 8, bench/results/h200_launch_cost_*.json):
- * from C, without Python, a launch costs 3.3-4.4 us plain, 1.3-1.6x with
- * every record, 1.1-1.3x with the callbacks alone, and --sample saves
- * little (1.2-1.4x) while the allocation records stay on; with every kind
- * off between windows (sample_all=1) it is cheaper, but CUPTI's kernel
- * records then sometimes do not come back when a window opens (whole runs
- * kept none), which emit.c's weights and the report's "records lost" line
- * answer. */
+ * is on, launches are slow, the allocation records' too (bench/results).
+ * So when launches come faster than sample_rate per second (about 3 us of
+ * CUPTI's time each: 6% at the default 20,000/s) for 20 ms, the run enters
+ * its sampled stretch: every record kind is on for sample_on of every
+ * sample_period (10 of 200 ms by default; the first window at most 90 ms
+ * in) and off in between. The callbacks still count every call, by line,
+ * with its host time, and note whether it was made while recording
+ * (calls_s_on), so emit.c scales what was recorded while sampling by calls
+ * / calls recorded, per line and operation and for the whole run; the
+ * allocations and frees made between windows are not in the device-memory
+ * figures, and the summary says how many there were (unseen_allocs). When
+ * the rate falls below half the threshold for 100 ms the run goes back to
+ * recording everything. On unless --exact, --timeline or --full. One thread
+ * decides; it calls CUPTI without holding t.lock (the buffer callbacks take
+ * it), and counts CUPTI's refusals.
+ * As a window closes its kinds go off and CUPTI's buffers are then flushed
+ * (forced), the order CUPTI's guide gives between turning a kind off and on
+ * again. Without that flush (H200, sessions 8-10), a window's kernel records
+ * came back in some processes and not at all in others, whatever stayed on
+ * between windows (the allocation or the context records), or with the
+ * buffers flushed before the kinds went off; with it, every window's
+ * records came back in every run (bench/results/README.md, session 10).
+ * emit.c's weights and the report's "records lost" line still answer a
+ * window that keeps none. */
 
 #define SAMPLER_TICK_NS 5000000ull /* sample.c decides at each tick */
 
-/* Turns the sampled kinds on or off (with window_flush, CUPTI's buffers are
- * flushed first when they go off); a failure is counted (under t.lock) and
- * written in the summary, not retried; so is the time it took. */
+/* Turns the sampled kinds on or off, and after turning them off delivers
+ * what CUPTI holds (a forced flush; skipped once the exit's flush has
+ * begun, or when another flush holds the lock for 100 ms). A failure to
+ * switch a kind is counted (under t.lock) and written in the summary, not
+ * retried; so is the time it took. */
 static void set_sampled_records(int on)
 {
 	uint64_t t0 = now_ns();
-	if (!on && window_flush && lock_within(&flush_lock, 0)) {
-		if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE) && t.cupti_ready && p_cuptiActivityFlushAll)
-			p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-		pthread_mutex_unlock(&flush_lock);
-	}
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
-		if ((record_kinds[i].sampled || (sample_all && record_kinds[i].kind == CUPTI_ACTIVITY_KIND_MEMORY2)) &&
-		    kind_on(record_kinds[i].name)) {
+		if (record_kinds[i].sampled && kind_on(record_kinds[i].name)) {
 			CUptiResult r = (on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
 			if (r != CUPTI_SUCCESS) {
 				pthread_mutex_lock(&t.lock);
@@ -1283,6 +1259,11 @@ static void set_sampled_records(int on)
 				pthread_mutex_unlock(&t.lock);
 			}
 		}
+	if (!on && lock_within(&flush_lock, 100)) {
+		if (!__atomic_load_n(&exiting, __ATOMIC_ACQUIRE) && t.cupti_ready && p_cuptiActivityFlushAll)
+			p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		pthread_mutex_unlock(&flush_lock);
+	}
 	uint64_t dt = now_ns() - t0;
 	pthread_mutex_lock(&t.lock);
 	t.sample_toggles++;
