@@ -2,7 +2,8 @@
 # The GPU machine's part of issue 12, in one call (scripts/gpu_checks.sh
 # runs it): `gpuopt doctor` and `gpuopt fit` against the real driver, the
 # same copies timed with CuPy and CUDA events in the same run
-# (bench/fit_vs_cupy.py --fresh-process: nine rounds, gpuopt and CuPy taking turns, each in a new process), `pip
+# (bench/fit_vs_cupy.py --fresh-process --control: nine rounds, gpuopt and CuPy taking turns, each in a new
+# process, and a second CuPy process against the first), `pip
 # list` and the packages' own version and CUDA reports to hold doctor's table
 # against, and the doctor and fit tests run against the real driver. Results under $OUT, the names the
 # fixtures in tests/e2e/fixtures/ have:
@@ -44,7 +45,7 @@ python3 -c "import numpy as np; np.save('/tmp/ws.npy', np.zeros((4096, 4096), np
 "$G" fit /tmp/ws.npy --cpu-seconds 0.3 --format json | python3 -c "import json,sys; a=json.load(sys.stdin)['answer']; print(a['verdict'], a['best_speedup'])"
 
 log "the same copies with CuPy and CUDA events"
-python3 bench/fit_vs_cupy.py --gpuopt "$G" --fresh-process --rounds 9 --out "$OUT/h200_fit_vs_cupy.json"; echo "fit_vs_cupy exit: $?"
+python3 bench/fit_vs_cupy.py --gpuopt "$G" --fresh-process --control --rounds 9 --out "$OUT/h200_fit_vs_cupy.json"; echo "fit_vs_cupy exit: $?"
 
 log "doctor and fit tests against the real driver"
 GPUOPT=$G python3 -m pytest -q -p no:cacheprovider tests/e2e/test_doctor.py tests/e2e/test_fit.py 2>&1 | tail -15
