@@ -584,19 +584,23 @@ def test_sampling_counts_that_cannot_be_are_refused(tmp_path):
     assert r.rc == 2 and "'sampling' is not an object" in r.err
 
 
+def show_edited(f, doc):
+    """Writes doc (a fixture, edited) to f; gpuopt trace show's text result."""
+    f.write_text(json.dumps(doc))
+    return run("trace", "show", f)
+
+
 def test_records_without_times_are_said_and_checked(tmp_path):
     doc = json.loads(fixture("torch_tiny_kernels").read_text())
     counts = doc["processes"][0]["counts"]
     counts["untimed"] = 3
     f = tmp_path / "untimed.json"
-    f.write_text(json.dumps(doc))
-    r = run("trace", "show", f)
+    r = show_edited(f, doc)
     assert r.rc == 0 and "Untimed: CUPTI gave 3 kernel, copy or memset records without valid times" in \
         " ".join(r.out.split()), r.out
     assert json.loads(run("trace", "show", "--format", "json", f).out)["processes"][0]["untimed"] == 3
     counts["untimed"] = counts["records"] + 1
-    f.write_text(json.dumps(doc))
-    r = run("trace", "show", f)
+    r = show_edited(f, doc)
     assert r.rc == 2 and str(f) in r.err and "more records without times" in r.err, r
     counts["untimed"], counts["early"] = 3, 2
     f.write_text(json.dumps(doc))
@@ -629,16 +633,14 @@ def test_allocations_between_windows_are_said_to_be_left_out(tmp_path):
     s = doc["processes"][0]["sampling"]
     s["unseen_allocs"] = 7
     f = tmp_path / "unseen.json"
-    f.write_text(json.dumps(doc))
-    r = run("trace", "show", f)
+    r = show_edited(f, doc)
     assert r.rc == 0 and ("Sampled, memory: 7 allocations and frees were made between windows"
                           in " ".join(r.out.split())), r.out
     rep = json.loads(run("trace", "show", "--format", "json", f).out)
     assert rep["processes"][0]["sampling"]["unseen_allocs"] == 7
     assert rep["budget"]["sampling"]["unseen_allocs"] == 7
     s["unseen_allocs"] = "seven"
-    f.write_text(json.dumps(doc))
-    r = run("trace", "show", f)
+    r = show_edited(f, doc)
     assert r.rc == 2 and str(f) in r.err and "unseen_allocs" in r.err, r
     # summaries without the field (every fixture recorded before it) say nothing
     assert "Sampled, memory" not in run("trace", "show", fixture("cupy_tiny_kernels_sampled")).out

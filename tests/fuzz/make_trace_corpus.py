@@ -31,6 +31,11 @@ def main():
         for e in events[:40]:
             data += EVENT.pack(*e, 0)
         write(os.path.join(HERE, "corpus", "trace_events", name + ".events"), data)
+    # a sampled summary with allocations made between windows (sampling.unseen_allocs)
+    p = json.load(open(os.path.join(FIX, "cupy_tiny_kernels_sampled.json")))["processes"][0]
+    p.pop("events", None)
+    p["sampling"]["unseen_allocs"] = 3
+    write(os.path.join(HERE, "corpus", "trace_summary", "sampled_unseen_allocs.json"), json.dumps(p))
     write(os.path.join(HERE, "corpus", "trace_events", "bad_magic.events"), b"GPUOPTEX" + struct.pack("<II", 1, 80))
     write(os.path.join(HERE, "corpus", "trace_events", "bad_size.events"), b"GPUOPTEV" + struct.pack("<II", 1, 64))
     write(os.path.join(HERE, "corpus", "trace_summary", "bad_version.json"),

@@ -70,7 +70,7 @@ static uint64_t unseen_allocs(void)
 }
 
 /* Kernel records of launches made while sampling, on every device. */
-uint64_t tracer_sampled_kernels(void)
+static uint64_t sampled_kernels(void)
 {
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < DEVICE_MAX; i++)
@@ -94,7 +94,7 @@ static double launch_weight(uint64_t calls, uint64_t on, uint64_t kernels)
 
 static double run_launch_weight(void)
 {
-	return launch_weight(t.calls_s[OP_LAUNCH], t.calls_s_on[OP_LAUNCH], tracer_sampled_kernels());
+	return launch_weight(t.calls_s[OP_LAUNCH], t.calls_s_on[OP_LAUNCH], sampled_kernels());
 }
 
 /* A line's weight for op: its own, or the run's where it made no such
@@ -120,7 +120,7 @@ static unsigned long long scaled(uint64_t total, uint64_t part, double w)
  * run's recorded kernels, this many more (and *ns more time). */
 static uint64_t lost_kernels(uint64_t n, uint64_t ns_of_n, uint64_t all, uint64_t *ns)
 {
-	uint64_t lost = t.calls_s_on[OP_LAUNCH] && !tracer_sampled_kernels() ? t.calls_s[OP_LAUNCH] : 0;
+	uint64_t lost = t.calls_s_on[OP_LAUNCH] && !sampled_kernels() ? t.calls_s[OP_LAUNCH] : 0;
 	*ns = 0;
 	if (!lost || !all)
 		return 0;
@@ -305,7 +305,7 @@ void emit_summary(void)
 		(unsigned long long)t.sampling_since, (unsigned long long)t.sample_windows,
 		(unsigned long long)t.sample_on_total, (unsigned long long)(t.sample ? t.sample_rate : 0),
 		(unsigned long long)t.sample_period_ns, (unsigned long long)t.sample_on_ns,
-		(unsigned long long)tracer_sampled_kernels(), (unsigned long long)t.sample_toggle_errors,
+		(unsigned long long)sampled_kernels(), (unsigned long long)t.sample_toggle_errors,
 		t.sample_toggle_last, (unsigned long long)t.sample_toggles,
 		(unsigned long long)t.sample_toggle_ns, (unsigned long long)t.sample_toggle_max_ns,
 		(unsigned long long)unseen_allocs());

@@ -279,8 +279,6 @@ uint32_t site_current_locked(void); /* the same, t.lock held */
 /* The kernel-name table, the stream and device tables. */
 struct kernel_stats *kernel_get(const char *name);
 struct stream_stats *stream_get(uint32_t device, uint32_t stream);
-/* emit.c: the kernel records of launches made while sampling, every device. */
-uint64_t tracer_sampled_kernels(void);
 void gap_add(uint32_t prev_site, uint8_t prev_op, uint32_t next_site, uint8_t cls, uint64_t ns, int sampled);
 struct nvtx_stats *nvtx_get(uint32_t domain, uint32_t name, uint32_t site, int mark);
 uint64_t now_ns(void);
