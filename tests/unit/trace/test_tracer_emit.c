@@ -212,6 +212,33 @@ static void test_sampled_stretch_is_scaled_to_the_calls_made(void **state)
 	trace_process_clear(&p);
 }
 
+/* Allocations and frees made while sampling but outside a window: their
+ * records were off, so the summary counts them and the report says the
+ * memory figures leave them out; those made in a window are not counted. */
+static void test_allocations_between_windows_are_counted_and_said(void **state)
+{
+	(void)state;
+	sampled_state();
+	t.calls_s[OP_ALLOC] = 5;
+	t.calls_s_on[OP_ALLOC] = 1;
+	t.calls_s[OP_FREE] = 3;
+	t.calls_s_on[OP_FREE] = 2;
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_int_equal(p.sample_unseen_allocs, 4 + 1);
+	char *text = report_of(&p);
+	assert_non_null(strstr(text, "Sampled, memory: 5 allocations and frees were made between windows"));
+	free(text);
+	trace_process_clear(&p);
+	sampled_state(); /* none between windows: nothing said */
+	emit_and_read(&p);
+	assert_int_equal(p.sample_unseen_allocs, 0);
+	text = report_of(&p);
+	assert_null(strstr(text, "Sampled, memory"));
+	free(text);
+	trace_process_clear(&p);
+}
+
 static void test_line_with_no_recorded_sampled_launch_gets_its_mean(void **state)
 {
 	(void)state;
@@ -380,6 +407,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_stretch_is_scaled_to_the_calls_made),
+		cmocka_unit_test(test_allocations_between_windows_are_counted_and_said),
 		cmocka_unit_test(test_line_with_no_recorded_sampled_launch_gets_its_mean),
 		cmocka_unit_test(test_windows_that_lost_records_are_weighted_by_the_kernels_recorded),
 		cmocka_unit_test(test_windows_with_no_kernel_record_count_a_kernel_per_launch),
