@@ -531,12 +531,33 @@ def test_sampled_cupy_fixture_estimates_the_kernels_of_the_full_trace():
     assert r.rc == 0 and "records lost" not in r.out
 
 
+# cupy_tiny_kernels_drained: cupy_tiny_kernels.py 100000 sampled as gpuopt trace
+# now does by default (every kind off between windows, CUPTI's buffers flushed as
+# each closes), on the H200 in the call that also traced it with every record:
+# 100,001 kernels, 89,420,154 ns (fixtures' README).
+
+def test_drained_windows_keep_their_records_and_estimate_the_full_trace():
+    rep = show("cupy_tiny_kernels_drained")
+    (p,) = rep["processes"]
+    s = p["sampling"]
+    assert p["unattributed"] == 0 and s["windows"] == 6
+    assert s["recorded_kernels"] * 2 >= s["recorded_launches"] > 0  # the windows kept their kernels
+    b = rep["budget"]
+    assert abs(b["kernels"] / 100001 - 1) < 0.01, b["kernels"]
+    assert abs(b["kernel_ns"] / 89420154 - 1) < 0.01, b["kernel_ns"]
+    idle = b["idle"]["host_wait_ns"] + b["idle"]["kernel_wait_ns"] + b["idle"]["other_ns"]
+    assert abs((idle + b["gpu_busy_ns"]) / (b["gpu_phase_ns"] + b["warmup_ns"]) - 1) < 0.01, b
+    assert ("launch-bound", 9) in {(f["rule"], line_no(f["line"])) for f in rep["findings"]}
+    r = run("trace", "show", fixture("cupy_tiny_kernels_drained"))
+    assert r.rc == 0 and "Sampled: launches came faster" in r.out and "records lost" not in r.out
+
+
 def test_sampled_idle_time_stays_within_the_gpu_phase():
     # Recording slows launches, so the gaps seen in the windows are longer
     # than the rest and their estimate ran past the GPU phase (1.63 s idle +
     # 0.09 s busy in a 1.55 s phase for the CuPy fixture): capped at the
     # device's span less its busy time, with the gaps by line.
-    for name in ("cupy_tiny_kernels_sampled", "torch_tiny_kernels_sampled"):
+    for name in ("cupy_tiny_kernels_sampled", "torch_tiny_kernels_sampled", "cupy_tiny_kernels_drained"):
         b = show(name)["budget"]
         idle = b["idle"]["host_wait_ns"] + b["idle"]["kernel_wait_ns"] + b["idle"]["other_ns"]
         assert b["gpu_busy_ns"] + idle <= b["gpu_phase_ns"] + b["warmup_ns"] + 1000, (name, b)
