@@ -59,6 +59,8 @@ import numpy as np
 import cupy as cp
 import cupyx
 
+# labels of the first-touch rows: the same copy fit makes, and CuPy's own call (unchecked)
+FIRST, FIRST_PROGRAM = "first touch ", "first touch, cupy.as* "
 KIND = {"h2d_pinned": (1, True), "d2h_pinned": (2, True), "h2d_pageable": (1, False),
         "d2h_pageable": (2, False)}
 
@@ -127,7 +129,7 @@ def cupy_round(c, stream, bufs):
                 x = cp.asnumpy(dev[:n])
                 program.append(time.perf_counter() - t0)
             del x
-        for label, t in (("first touch ", same), ("first touch, cupy.as* ", program)):
+        for label, t in ((FIRST, same), (FIRST_PROGRAM, program)):
             out[(label + key, n)] = (n / statistics.median(t) / 1e9, statistics.pstdev(t) / statistics.mean(t))
     return out
 
@@ -142,7 +144,7 @@ def gpuopt_points(c):
     for key in ("h2d_pageable", "d2h_pageable"):
         ft = (c.get("first_touch") or {}).get(key)
         if ft:
-            out[("first touch " + key, ft["bytes"])] = (ft["gbps"], ft["cv"], 1)
+            out[(FIRST + key, ft["bytes"])] = (ft["gbps"], ft["cv"], 1)
     return out
 
 
@@ -210,8 +212,8 @@ def main():
             c_runs.append(cupy_round(c, stream, bufs))
     rows = []
     # CuPy's program-level first-touch copies stand beside gpuopt's first touch
-    keys = [(k, k) for k in g_runs[0]] + [(k, ("first touch " + k[0][len("first touch, cupy.as* "):], k[1]))
-                                          for k in c_runs[0] if k[0].startswith("first touch, cupy.as* ")]
+    keys = [(k, k) for k in g_runs[0]] + [(k, (FIRST + k[0][len(FIRST_PROGRAM):], k[1]))
+                                          for k in c_runs[0] if k[0].startswith(FIRST_PROGRAM)]
     for key, gkey in keys:
         g = [run[gkey][0] for run in g_runs if gkey in run]
         q = [run[key][0] for run in c_runs if key in run]
