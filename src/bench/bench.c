@@ -173,6 +173,7 @@ void bench_result_free(struct bench_result *r)
 		for (size_t i = 0; i < grp->warnings.len; i++)
 			free(grp->warnings.items[i]);
 		ptrvec_free(&grp->warnings);
+		free(grp->shell_probe_s);
 	}
 	free(r->groups);
 	json_decref(r->env);
@@ -513,14 +514,42 @@ static const char *should_stop(struct ctx *c, struct bench_group *g, size_t roun
 	return precise_enough(c, g) ? "precision" : NULL;
 }
 
+/* Runs the empty shell once (what --shell puts before every command):
+ * true with its result in *r; false, said on stderr, when it failed or a
+ * signal came. */
+static bool run_empty_shell(struct ctx *c, struct run_result *r)
+{
+	char *argv[] = {(char *)c->set->shell, "-c", "", NULL};
+	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
+	runner_run(argv, &io, c->set->timeout_s, r);
+	if (run_ok(r) && !runner_interrupted())
+		return true;
+	if (!runner_interrupted()) {
+		c->res->failed_step = "--shell";
+		report_failure(c, "the empty shell run", "sh -c ''", r);
+	}
+	return false;
+}
+
+/* One round: every command once in a shuffled order and, in a measured
+ * round with --shell, one empty shell run among them (g->shell_probe_s). */
 static bool run_round(struct ctx *c, struct bench_group *g, unsigned round, bool warmup, size_t *order)
 {
-	for (size_t i = 0; i < g->ncmds; i++)
+	bool probe = c->res->shell_calibrated && !warmup;
+	size_t n = g->ncmds + probe; /* index ncmds: the empty shell */
+	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	rng_shuffle(&c->rng, order, g->ncmds);
-	for (size_t k = 0; k < g->ncmds; k++)
-		if (!measure(c, &g->cmds[order[k]], round, (unsigned)k, warmup))
+	rng_shuffle(&c->rng, order, n);
+	for (size_t k = 0; k < n; k++) {
+		if (order[k] == g->ncmds) {
+			struct run_result r;
+			if (!run_empty_shell(c, &r))
+				return false;
+			g->shell_probe_s = xrealloc(g->shell_probe_s, (g->nshell_probes + 1) * sizeof *g->shell_probe_s);
+			g->shell_probe_s[g->nshell_probes++] = r.wall_s;
+		} else if (!measure(c, &g->cmds[order[k]], round, (unsigned)k, warmup))
 			return false;
+	}
 	return true;
 }
 
@@ -546,7 +575,7 @@ static bool run_group(struct ctx *c, struct bench_group *g)
 {
 	const struct bench_settings *s = c->set;
 	double begin = now_s();
-	size_t *order = xcalloc(g->ncmds, sizeof *order);
+	size_t *order = xcalloc(g->ncmds + 1, sizeof *order);
 	g->cmp = xcalloc(g->ncmds > 1 ? g->ncmds - 1 : 1, sizeof *g->cmp);
 	bool ok = true;
 	size_t set_up = 0; /* commands whose --setup ran (or that have none) */
@@ -603,7 +632,7 @@ static void warn(struct ptrvec *w, const char *fmt, ...)
 	ptrvec_push(w, buf_steal(&b));
 }
 
-static void summarize_command(const struct ctx *c, struct bench_command *cmd)
+static void summarize_command(const struct ctx *c, const struct bench_group *g, struct bench_command *cmd)
 {
 	size_t n = 0;
 	double *wall = measured_walls(cmd, &n);
@@ -681,8 +710,8 @@ static void summarize_command(const struct ctx *c, struct bench_command *cmd)
 	if (cmd->failed)
 		warn(&cmd->warnings, "%zu of %zu measured runs failed and are counted (--ignore-failure)",
 		     cmd->failed, n);
-	if (c->res->shell_calibrated && n && w->median < c->res->shell_wall_s) {
-		char *sh = bench_format_seconds(c->res->shell_wall_s);
+	if (c->res->shell_calibrated && n && w->median < g->shell_wall_s) {
+		char *sh = bench_format_seconds(g->shell_wall_s);
 		warn(&cmd->warnings, "the shell's own start-up (%s, subtracted) is longer than what is left "
 			 "of this command: drop --shell if it can run without one", sh);
 		free(sh);
@@ -711,14 +740,14 @@ static char *no_conclusion(const struct ctx *c, const struct bench_group *g,
 	for (int k = 0; k < 2; k++) {
 		const struct bench_command *x = both[k];
 		/* with --shell: what is left once the start-up is taken off must
-		 * stand out of the start-up's own noise, and of the drift of a
-		 * calibration taken at another moment: a tenth of the start-up
+		 * stand out of the start-up's own noise, and of a tenth of it
 		 * (CI's ASan run once left 33 and 44 µs of two builtins after
-		 * taking off 679 µs, above a noise of about 20 µs) */
+		 * taking off 679 µs measured before the runs, above a noise of
+		 * about 20 µs; the start-up now comes from the rounds themselves) */
 		if (!x)
 			continue;
 		double floor = c->res->shell_calibrated
-			       ? fmax(c->res->shell_noise_s, BENCH_SHELL_DRIFT * c->res->shell_wall_s) : 0;
+			       ? fmax(g->shell_noise_s, BENCH_SHELL_DRIFT * g->shell_wall_s) : 0;
 		size_t zero = 0;
 		for (size_t i = 0; i < x->nruns; i++)
 			zero += !x->runs[i].warmup && !(x->runs[i].wall_s > 0);
@@ -745,11 +774,36 @@ static char *no_conclusion(const struct ctx *c, const struct bench_group *g,
 	return NULL;
 }
 
+/* With --shell: the start-up to take off g's wall times, from the empty
+ * runs of its own rounds (the calibration's when there are too few), and
+ * every run's wall time made its raw time less that, not below 0. */
+static void settle_shell(const struct ctx *c, struct bench_group *g)
+{
+	if (!c->res->shell_calibrated)
+		return;
+	g->shell_from_probes = g->nshell_probes >= BENCH_SHELL_MIN_PROBES;
+	if (g->shell_from_probes) {
+		struct summary sw;
+		stats_summarize(g->shell_probe_s, g->nshell_probes, &sw);
+		g->shell_wall_s = sw.median;
+		g->shell_noise_s = 1.4826 * sw.mad;
+	} else {
+		g->shell_wall_s = c->res->shell_wall_s;
+		g->shell_noise_s = c->res->shell_noise_s;
+	}
+	for (size_t i = 0; i < g->ncmds; i++)
+		for (size_t k = 0; k < g->cmds[i].nruns; k++) {
+			struct bench_run *r = &g->cmds[i].runs[k];
+			r->wall_s = fmax(0, r->wall_raw_s - g->shell_wall_s);
+		}
+}
+
 static void conclude_group(const struct ctx *c, struct bench_group *g)
 {
 	const struct bench_settings *s = c->set;
+	settle_shell(c, g);
 	for (size_t i = 0; i < g->ncmds; i++)
-		summarize_command(c, &g->cmds[i]);
+		summarize_command(c, g, &g->cmds[i]);
 	compare_all(c, g, s->resamples);
 	double up = 1 + s->min_effect, down = 1 / up;
 	bool concluded = g->ncmds > 1;
@@ -876,31 +930,24 @@ static char *record_python(const struct bench_settings *s, const struct bench_re
 	return xstrdup("python3");
 }
 
+/* With --shell: the empty shell's start-up before any group, subtracted
+ * from the runs while they are measured (the stop rule's view) and used for
+ * a group with too few rounds to have its own (settle_shell). */
 static bool calibrate_shell(struct ctx *c)
 {
-	char *argv[] = {(char *)c->set->shell, "-c", "", NULL};
-	if (!runner_find_program(argv[0])) {
-		diag_error("bench: --shell: '%s' is not found", argv[0]);
+	if (!runner_find_program(c->set->shell)) {
+		diag_error("bench: --shell: '%s' is not found", c->set->shell);
 		c->rc = BENCH_CANNOT_START;
 		return false;
 	}
 	size_t n = BENCH_SHELL_CALIBRATION_RUNS;
 	double *wall = xcalloc(n, sizeof *wall), *user = xcalloc(n, sizeof *user),
 	       *sys = xcalloc(n, sizeof *sys);
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
 	bool ok = true;
 	for (size_t i = 0; i < n + 3 && ok; i++) {
 		struct run_result r;
-		runner_run(argv, &io, c->set->timeout_s, &r);
-		if (!run_ok(&r) || runner_interrupted()) {
-			if (!runner_interrupted()) {
-				c->res->failed_step = "--shell";
-				report_failure(c, "the empty shell run", "sh -c ''", &r);
-			}
-			ok = false;
-			break;
-		}
-		if (i >= 3) { /* three warm-ups first */
+		ok = run_empty_shell(c, &r);
+		if (ok && i >= 3) { /* three warm-ups first */
 			wall[i - 3] = r.wall_s;
 			user[i - 3] = r.user_s;
 			sys[i - 3] = r.sys_s;

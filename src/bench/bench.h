@@ -25,6 +25,7 @@
 #define BENCH_OUTLIER_SHARE 0.10       /* warn when more outliers than this share of runs */
 #define BENCH_SHELL_CALIBRATION_RUNS 50
 #define BENCH_SHELL_DRIFT 0.10         /* with --shell, less left than this share of the start-up: no verdict */
+#define BENCH_SHELL_MIN_PROBES 5       /* fewer empty runs in the rounds: the calibration's start-up is used */
 #define BENCH_CHECK_RESAMPLES 2000     /* resamples for the stop rule's interval */
 #define BENCH_GPU_INTERVAL_MS 10
 #define BENCH_MIN_PAIRS 5              /* fewer rounds: no interval, the verdict cannot conclude */
@@ -80,7 +81,7 @@ struct bench_run {
 	unsigned round;       /* measured rounds count from 0; warm-up rounds likewise */
 	unsigned slot;        /* position of this run in its round's shuffled order */
 	bool warmup;
-	double wall_s;        /* with --shell: less the shell's start-up, not below 0 */
+	double wall_s;        /* with --shell: less its group's shell_wall_s, not below 0 */
 	double wall_raw_s, user_s, sys_s;
 	long peak_rss_kib;
 	int exit_code, signal;
@@ -135,6 +136,15 @@ struct bench_group {
 	double total_s;              /* setup, warm-up, rounds and cleanup */
 	const char *stop_reason;
 	struct ptrvec warnings;
+	/* with --shell: one empty shell run in each measured round, at a
+	 * shuffled place among the commands, so the start-up subtracted is the
+	 * one of the moments the commands ran (a machine that slows or speeds up
+	 * after the calibration moves both). Set when concluded: */
+	double *shell_probe_s;       /* the empty runs' wall times (owned), nshell_probes of them */
+	size_t nshell_probes;
+	double shell_wall_s;         /* subtracted from this group's wall times */
+	double shell_noise_s;        /* 1.4826 * MAD of the empty runs it comes from */
+	bool shell_from_probes;      /* false: too few rounds, the calibration's values */
 };
 
 struct bench_result {
@@ -151,7 +161,7 @@ struct bench_result {
 	double duration_s;
 	char *invocation;            /* the gpuopt command line, quoted (owned; set by the caller) */
 	long rss_floor_kib;          /* gpuopt's resident size: lowest visible peak RSS */
-	bool shell_calibrated;
+	bool shell_calibrated;       /* --shell: the empty shell timed before the runs */
 	size_t shell_runs;
 	double shell_noise_s;        /* 1.4826 * MAD of the empty shell's wall times */
 	double shell_wall_s, shell_user_s, shell_sys_s;

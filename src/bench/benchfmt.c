@@ -402,6 +402,20 @@ static void print_group(FILE *out, const struct bench_result *r, const struct be
 		"largest run)\n");
 }
 
+/* The shell's start-up taken off g's runs and where it comes from. */
+static char *group_shell_text(const struct bench_result *r, const struct bench_group *g)
+{
+	char *w = bench_format_seconds(g->shell_wall_s), *before = bench_format_seconds(r->shell_wall_s);
+	char *t = g->shell_from_probes
+		  ? xasprintf("%s, the median of an empty %s run in each of the %zu rounds (%s before the runs)",
+			      w, r->set->shell, g->nshell_probes, before)
+		  : xasprintf("%s, the median of %zu empty %s runs before the runs (too few rounds, %zu, for "
+			      "their own)", w, r->shell_runs, r->set->shell, g->nshell_probes);
+	free(w);
+	free(before);
+	return t;
+}
+
 void bench_print_text(FILE *out, const struct bench_result *r)
 {
 	print_verdicts(out, r);
@@ -418,6 +432,11 @@ void bench_print_text(FILE *out, const struct bench_result *r)
 		fprintf(out, "  Stopped after %zu round%s in %.1f s of measuring (%.1f s in all, with setup, "
 			"warm-up and cleanup): %s.\n", g->rounds, g->rounds == 1 ? "" : "s", g->elapsed_s,
 			g->total_s, stop_text(g->stop_reason));
+		if (r->shell_calibrated) {
+			char *t = group_shell_text(r, g);
+			fprintf(out, "  Shell start-up subtracted from every run: %s.\n", t);
+			free(t);
+		}
 		for (size_t i = 0; i < g->ncmds; i++)
 			for (size_t k = 0; k < g->cmds[i].warnings.len; k++)
 				fprintf(out, "  warning: %s: %s\n", g->cmds[i].name,
@@ -426,12 +445,6 @@ void bench_print_text(FILE *out, const struct bench_result *r)
 			fprintf(out, "  warning: %s\n", (const char *)g->warnings.items[k]);
 	}
 	fputc('\n', out);
-	if (r->shell_calibrated) {
-		char *w = bench_format_seconds(r->shell_wall_s);
-		fprintf(out, "Shell: %s start-up %s (median of %zu empty runs), subtracted from every run.\n",
-			r->set->shell, w, r->shell_runs);
-		free(w);
-	}
 	fprintf(out, "Outliers: %s. Intervals: 95%% percentile bootstrap, %u resamples, seed %llu.\n",
 		STATS_OUTLIER_RULE, r->set->resamples, (unsigned long long)r->set->seed);
 	bool near_floor = false;
@@ -502,6 +515,18 @@ static json_t *argv_json(char **argv)
 static json_t *text_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+/* A group's "shell_startup": null without --shell. */
+static json_t *group_shell_json(const struct bench_result *r, const struct bench_group *g)
+{
+	if (!r->shell_calibrated)
+		return json_null();
+	json_t *probes = json_array();
+	for (size_t i = 0; i < g->nshell_probes; i++)
+		json_array_append_new(probes, json_real(g->shell_probe_s[i]));
+	return json_pack("{s:s, s:f, s:f, s:o}", "from", g->shell_from_probes ? "rounds" : "before the runs",
+			 "wall_s", g->shell_wall_s, "noise_s", g->shell_noise_s, "empty_runs_wall_s", probes);
 }
 
 static json_t *run_json(const struct bench_result *r, const struct bench_run *run)
@@ -652,6 +677,7 @@ char *bench_to_json(const struct bench_result *r)
 		json_object_set_new(go, "elapsed_s", json_real(g->elapsed_s));
 		json_object_set_new(go, "total_s", json_real(g->total_s));
 		json_object_set_new(go, "stop_reason", text_or_null(g->stop_reason));
+		json_object_set_new(go, "shell_startup", group_shell_json(r, g));
 		json_t *cmds = json_array();
 		for (size_t i = 0; i < g->ncmds; i++)
 			json_array_append_new(cmds, command_json(r, &g->cmds[i], i));

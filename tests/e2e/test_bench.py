@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import statistics
 import shutil
 import subprocess
 import sys
@@ -35,8 +36,8 @@ PYTHON_KEYS = {"interpreter", "found", "executable", "version", "packages", "err
 PACKAGES = {"numpy", "scipy", "pandas", "scikit-learn", "cupy", "torch", "cudf", "cuml"}
 GPU_KEYS = {"found", "status", "reason", "driver_version", "cuda_driver_version", "nvml_version",
             "nvml", "cuda", "devices"}
-GROUP_KEYS = {"parameters", "rounds", "elapsed_s", "total_s", "stop_reason", "commands", "comparisons",
-              "median_ci95", "median_reason", "warnings"}
+GROUP_KEYS = {"parameters", "rounds", "elapsed_s", "total_s", "stop_reason", "shell_startup", "commands",
+              "comparisons", "median_ci95", "median_reason", "warnings"}
 COMMAND_KEYS = {"index", "role", "name", "command", "argv", "parameters", "prepare", "setup",
                 "cleanup", "stats", "gpu", "warnings", "runs"}
 SUMMARY_KEYS = {"n", "median", "mean", "sd", "mad", "min", "max", "p5", "p95", "outliers"}
@@ -299,11 +300,24 @@ def test_no_shell_by_default_and_shell_on_request(tmp_path):
     s = doc["settings"]
     assert s["shell"] == "/bin/sh" and s["shell_startup"]["runs"] >= 50
     assert s["shell_startup"]["median_wall_s"] > 0
-    cmd = doc["groups"][0]["commands"][0]
+    g = doc["groups"][0]
+    cmd = g["commands"][0]
     assert cmd["argv"] == ["/bin/sh", "-c", "sleep 0.01 | cat"]
+    # three rounds are too few for the start-up of their own: the one before
+    assert g["shell_startup"]["from"] == "before the runs" and len(g["shell_startup"]["empty_runs_wall_s"]) == 3
+    assert g["shell_startup"]["wall_s"] == s["shell_startup"]["median_wall_s"]
     for x in cmd["runs"]:
-        assert x["wall_s"] == pytest.approx(x["wall_raw_s"] - s["shell_startup"]["median_wall_s"])
-    assert "Shell: /bin/sh start-up" in r.out and "subtracted" in r.out
+        assert x["wall_s"] == pytest.approx(max(0, x["wall_raw_s"] - s["shell_startup"]["median_wall_s"]))
+    assert "Shell start-up subtracted from every run:" in r.out and "50 empty /bin/sh runs before" in r.out
+    # with enough rounds, an empty run in each, timed beside the commands, is what is taken off
+    doc, r = bench_json(tmp_path, "--runs", "7", *FAST, "--shell", "sleep 0.01 | cat", "true")
+    sh = doc["groups"][0]["shell_startup"]
+    assert sh["from"] == "rounds" and len(sh["empty_runs_wall_s"]) == 7
+    assert sh["wall_s"] == pytest.approx(statistics.median(sh["empty_runs_wall_s"])) and sh["noise_s"] >= 0
+    for c in doc["groups"][0]["commands"]:
+        for x in c["runs"]:
+            assert x["wall_s"] == pytest.approx(max(0, x["wall_raw_s"] - sh["wall_s"]))
+    assert "the median of an empty /bin/sh run in each of the 7 rounds" in r.out
     doc, _ = bench_json(tmp_path, "--runs", "2", *FAST, "--shell=sh", "echo $HOME > /dev/null")
     assert doc["settings"]["shell"] == "sh"
 
