@@ -11,7 +11,11 @@ after a warm-up, synchronized, on time.perf_counter):
   c_launch_runtime, c_launch_driver
                 20,000 empty kernels from C (bench/launch_cost.cu, --launch-cost
                 PATH): cudaLaunchKernel or cuLaunchKernel, no interpreter; the
-                host time of each 1,000 launches is kept too ("batch_us" in --json)
+                host time of each 1,000 launches is kept too ("batch_us" in --json),
+                and for each traced process whether its sampling windows kept
+                their kernel records ("sampling"); the summary sets the two side
+                by side (are launches cheap between windows only where the
+                windows lost their records?)
 Modes, each in its own process: plain; trace (gpuopt trace's default: the
 records of launches faster than 20,000 a second sampled, 10 ms in every 200,
 the rest estimated); trace_exact (--exact: every record); torch_profiler
@@ -57,6 +61,8 @@ LAUNCHES = 20000
 CPUS = None
 LAUNCH_COST = None  # bench/launch_cost.cu built (--launch-cost)
 BATCHES = {}  # workload -> mode -> [per-process batch times, us] (the C workloads)
+# workload -> mode -> [per traced process of the C workloads: its report's "sampling"]
+SAMPLING = {}
 
 
 def run_workload(name, reps, profile):
@@ -196,11 +202,54 @@ def measure(gpuopt, workload, mode, reps):
             got = json.loads(line)
             if "batch_us" in got:
                 BATCHES.setdefault(workload, {}).setdefault(mode, []).append(got["batch_us"])
+                if pre:
+                    SAMPLING.setdefault(workload, {}).setdefault(mode, []).append(sampling_of(p.stdout))
             return statistics.median(got["times_s"])
     # under gpuopt trace --format json, stdout is the report (the program's exit and signal)
     sys.stderr.write(f"{workload}/{mode} failed (exit {p.returncode}):\n{p.stderr[-3000:]}\n"
                      f"stdout: {p.stdout[-1500:]}\n")
     return None
+
+
+def sampling_of(stdout):
+    """The traced process's "sampling" from gpuopt trace's JSON report (the
+    lines from one that is "{" to the end of stdout), or None."""
+    lines = stdout.splitlines()
+    try:
+        doc = json.loads("\n".join(lines[lines.index("{"):]))
+        return doc["processes"][0]["sampling"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def batch_levels():
+    """For the C workloads: per traced process, whether its windows kept
+    their kernel records, beside what its batches of 1,000 launches cost
+    against plain's (median of plain's per-process medians): the median batch
+    and the cheapest tenth. If launches get cheap between windows only in
+    processes whose windows lost their records, no switching of CUPTI's
+    records on and off keeps both the records and the launches cheap."""
+    for w, modes in SAMPLING.items():
+        plain = [statistics.median(b) for b in BATCHES.get(w, {}).get("plain", []) if b]
+        if not plain:
+            continue
+        base = statistics.median(plain)
+        print(f"\n{w}: batches of 1,000 launches per traced process, against plain's median "
+              f"{base:.0f} us (cheap between windows and records kept: both are needed):")
+        for m, procs in modes.items():
+            for i, (smp, batches) in enumerate(zip(procs, BATCHES[w][m])):
+                if not batches:
+                    continue
+                b = sorted(batches)
+                tenth = b[: max(1, len(b) // 10)]
+                if not smp or not smp.get("recorded_launches"):
+                    kept = "no sampling"
+                else:
+                    kept = ("records kept" if 2 * smp["recorded_kernels"] >= smp["recorded_launches"]
+                            else "records LOST") + (f" ({smp['recorded_kernels']} kernels of "
+                                                    f"{smp['recorded_launches']} launches in windows)")
+                print(f"  {m:22s} process {i + 1}: median {statistics.median(b) / base:.3f}x, "
+                      f"cheapest tenth {statistics.median(tenth) / base:.3f}x; {kept}")
 
 
 def main():
@@ -275,6 +324,7 @@ def main():
     except KeyboardInterrupt:
         print("\n(stopped: the summary covers the rounds measured so far)", flush=True)
     summary(samples, by_round)
+    batch_levels()
     if a.json:
         save(a, samples, by_round, completed)
     return 0
@@ -325,7 +375,7 @@ def save(a, samples, by_round, done):
     with open(tmp, "w") as f:
         json.dump({"median_s": results, "samples_s": samples, "ratio_to_plain": ratios,
                    "paired_ratio_to_plain": pairs, "launches": LAUNCHES, "rounds": a.rounds,
-                   "rounds_done": done, "reps": a.reps, "batch_us": BATCHES}, f, indent=1)
+                   "rounds_done": done, "reps": a.reps, "batch_us": BATCHES, "sampling": SAMPLING}, f, indent=1)
     os.replace(tmp, a.json)
 
 
