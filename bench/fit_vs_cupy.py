@@ -33,7 +33,10 @@ cancels), and how far each tool's rate moved over the rounds (max / min - 1),
 which bounds how exactly the two can agree on that machine.
 
 Pageable buffers are NumPy arrays, which NumPy maps with transparent huge
-pages asked for, as gpuopt maps its own.
+pages asked for, as gpuopt maps its own. Whether Linux gave them is printed
+per round and process (the share of each buffer in huge pages, from
+/proc/self/smaps; gpuopt fit records its own in its ceilings), so that a
+slow process can be told apart from one whose buffer got 4 KiB pages.
 
 --control (with --fresh-process) times the same copies with CuPy a second time
 in each round, in a third process, and compares that CuPy with the first as
@@ -65,6 +68,30 @@ KIND = {"h2d_pinned": (1, True), "d2h_pinned": (2, True), "h2d_pageable": (1, Fa
         "d2h_pageable": (2, False)}
 
 
+def huge_share(addr, n):
+    """The share of [addr, addr + n) in transparent huge pages, from
+    /proc/self/smaps (AnonHugePages of each mapping that overlaps it, in
+    proportion to the overlap), as gpuopt fit records its own buffers'; None
+    when it cannot be read."""
+    try:
+        text = open("/proc/self/smaps").read()
+    except OSError:
+        return None
+    huge, lo, hi, cur = 0.0, addr, addr + n, None
+    for line in text.splitlines():
+        head = line.split(" ", 1)[0]
+        if "-" in head and ":" not in head:
+            try:
+                a, b = (int(x, 16) for x in head.split("-"))
+            except ValueError:
+                continue
+            cur = (a, b) if a < hi and b > lo else None
+        elif cur and line.startswith("AnonHugePages:"):
+            a, b = cur
+            huge += int(line.split()[1]) * 1024 * (min(b, hi) - max(a, lo)) / (b - a)
+    return min(1.0, huge / n)
+
+
 def events_time(stream, fn, reps):
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     start.record(stream)
@@ -81,10 +108,14 @@ def median_trials(stream, fn, reps, trials):
     return statistics.median(t) / reps, statistics.pstdev(t) / statistics.mean(t)
 
 
-def cupy_round(c, stream, bufs):
-    """One pass of CuPy over the copies of ceilings c: {(kind, bytes): (gbps, cv)}."""
+def cupy_round(c, stream, bufs, huge=None):
+    """One pass of CuPy over the copies of ceilings c: {(kind, bytes): (gbps, cv)}.
+    huge (a dict), when given, gets the shares of NumPy's buffers in huge pages:
+    "pageable" (the reused one), "first_touch_h2d" / "_d2h" (median over trials)."""
     dev, dev2, pinned, pageable = bufs
     out = {}
+    if huge is not None:
+        huge["pageable"] = huge_share(pageable.ctypes.data, pageable.nbytes)
     for key, (kind, is_pinned) in KIND.items():
         host = pinned if is_pinned else pageable
         for p in c["transfers"][key]:
@@ -105,7 +136,7 @@ def cupy_round(c, stream, bufs):
         ft = (c.get("first_touch") or {}).get(key)
         if not ft:
             continue
-        n, same, program = ft["bytes"], [], []
+        n, same, program, shares = ft["bytes"], [], [], []
         for _ in range(ft["trials"]):
             x = np.empty(n, dtype=np.uint8)
             if direction == 0:
@@ -114,6 +145,7 @@ def cupy_round(c, stream, bufs):
             else:
                 fn = lambda: cp.cuda.runtime.memcpyAsync(x.ctypes.data, dev.data.ptr, n, 2, stream.ptr)
             same.append(events_time(stream, fn, 1))
+            shares.append(huge_share(x.ctypes.data, n))
             del x
         for _ in range(ft["trials"]):
             if direction == 0:
@@ -129,6 +161,8 @@ def cupy_round(c, stream, bufs):
                 x = cp.asnumpy(dev[:n])
                 program.append(time.perf_counter() - t0)
             del x
+        if huge is not None:
+            huge["first_touch_" + key[:3]] = None if None in shares else statistics.median(shares)
         for label, t in ((FIRST, same), (FIRST_PROGRAM, program)):
             out[(label + key, n)] = (n / statistics.median(t) / 1e9, statistics.pstdev(t) / statistics.mean(t))
     return out
@@ -165,7 +199,8 @@ def cupy_round_in_new_process(c):
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"the CuPy round failed: {p.stderr.strip()[-2000:]}")
-    return {(k, n): tuple(v) for k, n, v in json.loads(p.stdout)}
+    got = json.loads(p.stdout)
+    return {(k, n): tuple(v) for k, n, v in got["rates"]}, got["huge"]
 
 
 def main():
@@ -183,14 +218,16 @@ def main():
         ap.error("--control needs --fresh-process")
     if a.one_cupy_round:
         c = json.load(sys.stdin)
-        out = cupy_round(c, cp.cuda.Stream(non_blocking=True), make_bufs(c))
-        json.dump([[k, n, list(v)] for (k, n), v in out.items()], sys.stdout)
+        huge = {}
+        out = cupy_round(c, cp.cuda.Stream(non_blocking=True), make_bufs(c), huge)
+        json.dump({"rates": [[k, n, list(v)] for (k, n), v in out.items()], "huge": huge}, sys.stdout)
         return 0
     if not a.gpuopt:
         ap.error("--gpuopt PATH is needed")
     stream = None if a.fresh_process else cp.cuda.Stream(non_blocking=True)
     bufs = None
     g_runs, c_runs, k_runs, name = [], [], [], None
+    huge_rounds = []  # per round: the buffers' shares in huge pages, per process
     for r in range(a.rounds):
         fit = subprocess.run([a.gpuopt, "fit", "--refresh", "--no-peers", "--quiet", "--format", "json"],
                              capture_output=True, text=True)
@@ -199,17 +236,27 @@ def main():
         gpu = next(g for g in json.loads(fit.stdout)["gpus"] if g.get("ceilings"))
         c, name = gpu["ceilings"], gpu.get("name")
         g_runs.append(gpuopt_points(c))
+        huge = {"gpuopt": c.get("huge_page_share")}
         if a.fresh_process:
             # with --control, the two CuPy processes take turns at going first
+            def one(runs, who):
+                rates, huge[who] = cupy_round_in_new_process(c)
+                runs.append(rates)
             if a.control and r % 2:
-                k_runs.append(cupy_round_in_new_process(c))
-            c_runs.append(cupy_round_in_new_process(c))
+                one(k_runs, "control")
+            one(c_runs, "cupy")
             if a.control and not r % 2:
-                k_runs.append(cupy_round_in_new_process(c))
+                one(k_runs, "control")
         else:
             if bufs is None:
                 bufs = make_bufs(c)
-            c_runs.append(cupy_round(c, stream, bufs))
+            huge["cupy"] = {}
+            c_runs.append(cupy_round(c, stream, bufs, huge["cupy"]))
+        huge_rounds.append(huge)
+        print(f"round {r + 1}: buffers in huge pages (reused, first touch h2d, d2h): " + "; ".join(
+            f"{who} " + "/".join("?" if (h or {}).get(k) is None else f"{h[k]:.0%}"
+                                 for k in ("pageable", "first_touch_h2d", "first_touch_d2h"))
+            for who, h in huge.items()), flush=True)
     rows = []
     # CuPy's program-level first-touch copies stand beside gpuopt's first touch
     keys = [(k, k) for k in g_runs[0]] + [(k, (FIRST + k[0][len(FIRST_PROGRAM):], k[1]))
@@ -266,7 +313,7 @@ def main():
               f"{r['ratio']:.3f}); over the rounds gpuopt moved "
               f"{r['gpuopt_spread']:.0%}, CuPy {r['cupy_spread']:.0%}{control}")
     if a.out:
-        json.dump({"rows": rows, "summary": summary}, open(a.out, "w"), indent=1)
+        json.dump({"rows": rows, "summary": summary, "huge_page_share": huge_rounds}, open(a.out, "w"), indent=1)
     return 0 if ok == checked else 1
 
 

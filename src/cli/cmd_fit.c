@@ -153,6 +153,27 @@ static void curves_text(struct buf *b, const struct ceilings *c, const struct fi
 	}
 }
 
+
+/* A share of huge pages as "98%", or "?" (unknown). */
+static char *share_text(double x)
+{
+	return x >= 0 ? xasprintf("%.0f%%", 100 * x) : xstrdup("?");
+}
+
+/* How much of the pageable buffers Linux backed with huge pages: pageable
+ * rates on a VM move with it, so two measurements can be told apart. */
+static void huge_text(struct buf *b, const struct ceilings *c)
+{
+	if (c->huge_share_pageable < 0 && c->huge_share_first_touch[0] < 0 && c->huge_share_first_touch[1] < 0)
+		return;
+	char *r = share_text(c->huge_share_pageable), *h = share_text(c->huge_share_first_touch[0]),
+	     *d = share_text(c->huge_share_first_touch[1]);
+	buf_printf(b, "  pageable memory in huge pages: %s of the reused buffer; first touch %s host→device, "
+		   "%s device→host\n", r, h, d);
+	free(r);
+	free(h);
+	free(d);
+}
 static void gpu_text(struct buf *b, const struct fit_gpu *g, size_t i, bool verbose)
 {
 	if (g->index >= 0)
@@ -192,6 +213,7 @@ static void gpu_text(struct buf *b, const struct fit_gpu *g, size_t i, bool verb
 		free(h);
 		free(d);
 	}
+	huge_text(b, c);
 	if (c->have_d2d) {
 		char *r = gbps_text(c->d2d.gbps);
 		buf_printf(b, "  device→device: %s GB/s counting bytes read + written", r);

@@ -22,6 +22,7 @@
 
 #include "core/fileio.h"
 #include "core/runner.h"
+#include "core/smaps.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "core/version.h"
@@ -462,8 +463,8 @@ static bool first_touch(struct m *m, struct dev *d, struct ceilings *c, const ch
 	progress(m, "%s: first-touch pageable copies, %s", label, sz);
 	free(sz);
 	for (int dir = 0; dir < 2; dir++) {
-		unsigned n = m->o->trials;
-		double *t = xcalloc(n, sizeof *t);
+		unsigned n = m->o->trials, nhuge = 0;
+		double *t = xcalloc(n, sizeof *t), *huge = xcalloc(n, sizeof *huge);
 		bool ok = true;
 		for (unsigned i = 0; ok && i < n; i++) {
 			void *mem = numpy_like_alloc(bytes);
@@ -476,8 +477,13 @@ static bool first_touch(struct m *m, struct dev *d, struct ceilings *c, const ch
 			struct copy_spec s = {.kind = dir == 0 ? C_H2D : C_D2H, .host = mem, .src = d->a,
 					      .dst = d->b, .bytes = bytes, .reps = 1};
 			ok = trial(m, d, &s, &t[i]);
+			double share = smaps_huge_share_self(mem, bytes); /* after the copy, untimed */
+			if (share >= 0)
+				huge[nhuge++] = share;
 			numpy_like_free(mem, bytes);
 		}
+		c->huge_share_first_touch[dir] = nhuge == n ? stats_median(huge, n) : -1;
+		free(huge);
 		if (ok) {
 			struct ceil_point *p = &c->first_touch[dir];
 			double med, cv;
@@ -624,6 +630,9 @@ static bool measure_one(struct m *m, const struct measure_target *t, struct dev 
 	c->memory_free_bytes = freeb;
 	c->memory_total_bytes = total;
 	ok = ok && dev_buffers(m, d, m->o->max_bytes, freeb);
+	c->huge_share_pageable = c->huge_share_first_touch[0] = c->huge_share_first_touch[1] = -1;
+	if (ok)
+		c->huge_share_pageable = smaps_huge_share_self(d->pageable, d->max);
 	ok = ok && curves(m, d, c, label) && first_touch(m, d, c, label) && d2d(m, d, c, label) &&
 	     latencies(m, d, c, label);
 	if (ok)

@@ -74,6 +74,12 @@ static json_t *point_json(const struct ceil_point *p, bool have)
 	return o;
 }
 
+/* A share from 0 to 1, or null where it is unknown (negative). */
+static json_t *share_json(double x)
+{
+	return x >= 0 ? json_real(x) : json_null();
+}
+
 static json_t *time_json(const struct ceil_time *t)
 {
 	if (t->n == 0)
@@ -99,6 +105,10 @@ json_t *ceilings_to_json(const struct ceilings *c)
 	json_object_set_new(o, "pinning", json_pack("{s:o, s:o}", "numa_node",
 						    c->numa_node >= 0 ? json_integer(c->numa_node) : json_null(),
 						    "cpus", str_or_null(c->cpus)));
+	json_object_set_new(o, "huge_page_share", json_pack("{s:o, s:o, s:o}",
+		"pageable", share_json(c->huge_share_pageable),
+		"first_touch_h2d", share_json(c->huge_share_first_touch[0]),
+		"first_touch_d2h", share_json(c->huge_share_first_touch[1])));
 	json_t *tr = json_object();
 	for (int k = 0; k < CEIL_KINDS; k++) {
 		json_t *a = json_array();
@@ -312,6 +322,20 @@ static bool decode(struct dec *d, json_t *root, struct ceilings *c)
 		}
 		if (!get_str(d, pin, "cpus", "pinning", false, &c->cpus))
 			return false;
+	}
+	c->huge_share_pageable = c->huge_share_first_touch[0] = c->huge_share_first_touch[1] = -1;
+	json_t *hp = json_object_get(root, "huge_page_share");
+	if (hp && !json_is_null(hp)) {
+		if (!json_is_object(hp))
+			return bad(d, "huge_page_share", "must be an object");
+		static const char *const keys[3] = {"pageable", "first_touch_h2d", "first_touch_d2h"};
+		double *out[3] = {&c->huge_share_pageable, &c->huge_share_first_touch[0],
+				  &c->huge_share_first_touch[1]};
+		for (int i = 0; i < 3; i++) {
+			json_t *v = json_object_get(hp, keys[i]);
+			if (v && !json_is_null(v) && !get_num(d, hp, keys[i], "huge_page_share", 0, 1, out[i]))
+				return false;
+		}
 	}
 	json_t *tr = json_object_get(root, "transfers");
 	if (!json_is_object(tr))

@@ -63,6 +63,12 @@ struct ceilings {
 	uint64_t memory_total_bytes, memory_free_bytes;
 	int numa_node;  /* -1: unknown or one node */
 	char *cpus;     /* the CPUs the measuring thread was pinned to, or NULL */
+	/* Shares (0 to 1) of the pageable buffers in transparent huge pages
+	 * (core/smaps.h), -1 unknown: the reused buffer, and the first-touch
+	 * buffers after their copy (median over the trials; [0] host→device,
+	 * [1] device→host). Pageable rates on a VM move with them. */
+	double huge_share_pageable;
+	double huge_share_first_touch[2];
 	size_t npoints[CEIL_KINDS];
 	struct ceil_point curve[CEIL_KINDS][CEIL_MAX_POINTS]; /* bytes strictly increasing */
 	bool have_first_touch[2];            /* [0] host→device, [1] device→host */

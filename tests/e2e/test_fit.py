@@ -95,6 +95,23 @@ def test_bad_npy_files_are_input_errors(tmp_path):
     assert r.rc == 2 and f"'{damaged}' is not a ceilings file of gpuopt fit: transfers.h2d_pinned" in r.err, r
 
 
+def test_huge_page_shares_are_shown_where_recorded(tmp_path):
+    # the fixture was measured before fit recorded them: no line, null in JSON
+    r = fit("--ceilings", CEILINGS)
+    assert r.rc == 0 and "huge pages" not in r.out, r
+    doc = json.loads(CEILINGS.read_text())
+    doc["huge_page_share"] = {"pageable": 1.0, "first_touch_h2d": 0.5, "first_touch_d2h": None}
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(doc))
+    r = fit("--ceilings", f)
+    assert r.rc == 0 and ("pageable memory in huge pages: 100% of the reused buffer; first touch 50% "
+                          "host→device, ? device→host") in r.out, r
+    doc["huge_page_share"]["pageable"] = -0.5
+    f.write_text(json.dumps(doc))
+    r = fit("--ceilings", f)
+    assert r.rc == 2 and "huge_page_share.pageable: must be a number from 0 to 1" in r.err, r
+
+
 # ---- no driver ----
 
 @pytest.mark.skipif(nvidia_driver_present(), reason="this machine has an NVIDIA driver")
@@ -157,7 +174,9 @@ def test_answers_on_the_h200():
     assert a["verdict"] in ("room to gain", "can pay only if the data stays on the device")
     g = doc["gpus"][0]
     assert g["published"]["name"] == "H200 SXM 141GB" and g["published"]["memory_gbps"] == 4800
-    assert g["ceilings"] == c and g["source"].startswith(f"read from {CEILINGS}")
+    # the file's ceilings, and the huge-page shares it was written without, unknown
+    unknown = {"huge_page_share": {"pageable": None, "first_touch_h2d": None, "first_touch_d2h": None}}
+    assert g["ceilings"] == {**c, **unknown} and g["source"].startswith(f"read from {CEILINGS}")
     # the text says the same
     r = fit("--ceilings", CEILINGS, "--bytes", "8GiB", "--cpu-seconds", "2")
     assert r.rc == 0, r
