@@ -307,6 +307,29 @@ static void build_lines(struct ctx *c)
 	ptrvec_free(&c->m.lines);
 }
 
+/* True when a sampled process's windows kept under half the kernel
+ * records of the launches made in them (the report's "records lost"). */
+static bool records_lost(const struct trace_process *p)
+{
+	return p->sampled_launches && p->sample_kernels * 2 < p->recorded_launches;
+}
+
+/* Of a process's GPU phase of span ns: what neither its warm-up, its GPU
+ * busy time nor its recorded idle time explains (0 when they explain it). */
+static uint64_t unexplained_ns(const struct ctx *c, size_t proc, uint64_t span)
+{
+	const struct trace_process *p = &c->t->procs[proc];
+	uint64_t known = 0;
+	for (size_t k = 0; k < p->ndevices; k++)
+		known += p->devices[k].busy_ns;
+	for (size_t k = 0; k < p->nstreams; k++) {
+		const struct trace_stream *s = &p->streams[k];
+		known += s->warmup_ns + scaled_idle(c, proc, s->host_wait_ns) +
+			 scaled_idle(c, proc, s->kernel_wait_ns) + scaled_idle(c, proc, s->other_ns);
+	}
+	return span > known ? span - known : 0;
+}
+
 static void build_budget(struct ctx *c)
 {
 	const struct trace *t = c->t;
@@ -368,16 +391,27 @@ static void build_budget(struct ctx *c)
 	 * start-up, imports and one-time initialisation are not the loop's. */
 	uint64_t phase = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct trace_process *p = &t->procs[i];
 		uint64_t first = 0, last = 0;
-		for (size_t k = 0; k < t->procs[i].ndevices; k++) {
-			const struct trace_device *d = &t->procs[i].devices[k];
+		for (size_t k = 0; k < p->ndevices; k++) {
+			const struct trace_device *d = &p->devices[k];
 			if (d->first && (!first || d->first < first))
 				first = d->first;
 			if (d->last > last)
 				last = d->last;
 		}
-		if (last > first)
+		/* Windows that lost their records leave the GPU's last record
+		 * before the launches sampled: the phase runs on to the last of
+		 * those launches (the same clock), and what of it the records
+		 * do not explain is idle time that cannot be split. */
+		bool lost = records_lost(p);
+		if (lost && first && p->sample_last_launch > last)
+			last = p->sample_last_launch;
+		if (last > first) {
 			phase += last - first;
+			if (lost)
+				b->other_ns += unexplained_ns(c, i, last - first);
+		}
 	}
 	b->phase_ns = phase > b->warmup_ns ? phase - b->warmup_ns : 0;
 	c->wall_ns = b->phase_ns ? (double)b->phase_ns : b->span_ns ? (double)b->span_ns : b->wall_s * 1e9;
@@ -423,7 +457,11 @@ static void build_devices(struct ctx *c)
 			row->kernels += d->kernels;
 			row->memcpys += d->memcpys;
 			row->memsets += d->memsets;
-			row->span_ns += d->last > d->first ? d->last - d->first : 0;
+			/* records lost: to the last launch, as the GPU phase */
+			uint64_t last = d->last;
+			if (records_lost(&t->procs[i]) && d->first && t->procs[i].sample_last_launch > last)
+				last = t->procs[i].sample_last_launch;
+			row->span_ns += last > d->first ? last - d->first : 0;
 			if (d->mem_peak > row->mem_peak)
 				row->mem_peak = d->mem_peak;
 			row->allocs += d->allocs;

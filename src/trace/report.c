@@ -303,8 +303,9 @@ static void recording(FILE *out, const struct trace_report *r)
 	if (b->sampled_launches && b->sample_kernels * 2 < b->recorded_launches)
 		fprintf(out, "Sampled, records lost: the %llu launches made while recording left %llu kernel "
 			"records (CUPTI's records resumed late in its windows), so the estimates count one kernel "
-			"per launch made while sampling, at the time of the kernels recorded; they are rougher "
-			"than usual\n",
+			"per launch made while sampling, at the time of the kernels recorded, the GPU phase runs "
+			"to the last of those launches and its idle time there is not split; they are rougher "
+			"than usual (--exact records everything)\n",
 			(unsigned long long)b->recorded_launches, (unsigned long long)b->sample_kernels);
 	if (b->sample_unseen_allocs)
 		fprintf(out, "Sampled, memory: %llu allocations and frees were made between windows, while CUPTI's "
@@ -464,14 +465,14 @@ json_t *trace_report_json(const struct trace_report *r)
 			"untimed", (json_int_t)p->untimed, "early", (json_int_t)p->early, "dropped", (json_int_t)p->dropped, "unattributed",
 			(json_int_t)p->unattributed, "events", (json_int_t)p->nevents));
 		json_object_set_new(json_array_get(ps, i), "sampling",
-			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
+			json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "sampled", p->sampled,
 				  "launches", (json_int_t)p->launches, "sampled_launches",
 				  (json_int_t)p->sampled_launches, "recorded_launches", (json_int_t)p->recorded_launches,
 				  "windows", (json_int_t)p->sample_windows, "recorded_kernels",
 				  (json_int_t)p->sample_kernels, "toggle_errors", (json_int_t)p->sample_toggle_errors,
 				  "toggles", (json_int_t)p->sample_toggles, "toggle_ns", (json_int_t)p->sample_toggle_ns,
 				  "toggle_max_ns", (json_int_t)p->sample_toggle_max_ns, "unseen_allocs",
-				  (json_int_t)p->sample_unseen_allocs));
+				  (json_int_t)p->sample_unseen_allocs, "last_launch", (json_int_t)p->sample_last_launch));
 	}
 	json_object_set_new(root, "processes", ps);
 	json_t *th = json_object();

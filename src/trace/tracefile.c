@@ -188,7 +188,8 @@ static bool parse_sampling(struct ctx *c, json_t *o, struct trace_process *p)
 	    (json_object_get(sm, "toggles") && !get_u64(c, sm, "toggles", &p->sample_toggles)) ||
 	    (json_object_get(sm, "toggle_ns") && !get_u64(c, sm, "toggle_ns", &p->sample_toggle_ns)) ||
 	    (json_object_get(sm, "toggle_max_ns") && !get_u64(c, sm, "toggle_max_ns", &p->sample_toggle_max_ns)) ||
-	    (json_object_get(sm, "unseen_allocs") && !get_u64(c, sm, "unseen_allocs", &p->sample_unseen_allocs)))
+	    (json_object_get(sm, "unseen_allocs") && !get_u64(c, sm, "unseen_allocs", &p->sample_unseen_allocs)) ||
+	    (json_object_get(sm, "last_launch") && !get_u64(c, sm, "last_launch", &p->sample_last_launch)))
 		return false;
 	if (p->sample_toggle_max_ns > p->sample_toggle_ns)
 		return bad(c, "%s: %s", "'sampling' has a longest switch of the records longer than all of them");

@@ -128,6 +128,9 @@ struct trace_process {
 	uint64_t launches, sampled_launches, recorded_launches, sample_windows, sample_recorded_ns, sample_rate;
 	uint64_t sample_kernels, sample_toggle_errors, sample_toggles, sample_toggle_ns, sample_toggle_max_ns,
 		 sample_unseen_allocs;
+	uint64_t sample_last_launch; /* CUPTI clock: when the last launch made while sampling returned (0: none
+				      * or a tracer before it): where the GPU phase ends when the windows lost
+				      * their records */
 	const char **strings; size_t nstrings;
 	struct trace_site *sites; size_t nsites;
 	struct trace_site_stats *stats; size_t nstats;

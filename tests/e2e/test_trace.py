@@ -552,6 +552,38 @@ def test_drained_windows_keep_their_records_and_estimate_the_full_trace():
     assert r.rc == 0 and "Sampled: launches came faster" in r.out and "records lost" not in r.out
 
 
+def test_windows_that_lost_their_records_end_the_gpu_phase_at_the_last_launch(tmp_path):
+    # The drained fixture edited as a process whose windows lost their
+    # records looks (session 10: a 0.021 s GPU phase, busy 437% of it): no
+    # kernel record of the launches made while recording, the device's last
+    # record where sampling began. The phase then runs to the last launch
+    # made while sampling (the tracer's sampling.last_launch, same clock),
+    # and what the records do not explain there is idle time, unsplit.
+    doc = json.loads(fixture("cupy_tiny_kernels_drained").read_text())
+    p = doc["processes"][0]
+    full = show("cupy_tiny_kernels_drained")["budget"]
+    dev = p["devices"][0]
+    p["sampling"]["recorded_kernels"] = 0
+    p["sampling"]["last_launch"] = dev["last"]
+    dev["last"] = p["sampling"]["since"]
+    f = tmp_path / "lost.json"
+    r = show_edited(f, doc)
+    assert r.rc == 0 and "Sampled, records lost:" in r.out and "runs to the last of those launches" in \
+        " ".join(r.out.split()), r.out
+    rep = json.loads(run("trace", "show", "--format", "json", f).out)
+    b = rep["budget"]
+    assert rep["processes"][0]["sampling"]["last_launch"] == p["sampling"]["last_launch"]
+    assert b["gpu_phase_ns"] == full["gpu_phase_ns"] and b["gpu_busy_ns"] == full["gpu_busy_ns"]
+    idle = b["idle"]["host_wait_ns"] + b["idle"]["kernel_wait_ns"] + b["idle"]["other_ns"]
+    assert abs((idle + b["gpu_busy_ns"]) / (b["gpu_phase_ns"] + b["warmup_ns"]) - 1) < 0.01, b
+    assert b["gpu_busy_ns"] < b["gpu_phase_ns"]
+    # a tracer before the field: the phase ends at the last record, as it did
+    del p["sampling"]["last_launch"]
+    f.write_text(json.dumps(doc))
+    b = json.loads(run("trace", "show", "--format", "json", f).out)["budget"]
+    assert b["gpu_phase_ns"] < full["gpu_phase_ns"] / 5
+
+
 def test_sampled_idle_time_stays_within_the_gpu_phase():
     # Recording slows launches, so the gaps seen in the windows are longer
     # than the rest and their estimate ran past the GPU phase (1.63 s idle +

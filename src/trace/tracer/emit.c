@@ -299,7 +299,7 @@ void emit_summary(void)
 		"\"recorded_launches\":%llu,\"since\":%llu,\"windows\":%llu,\"recorded_ns\":%llu,"
 		"\"rate\":%llu,\"period_ns\":%llu,\"on_ns\":%llu,\"recorded_kernels\":%llu,"
 		"\"toggle_errors\":%llu,\"toggle_error\":%d,\"toggles\":%llu,\"toggle_ns\":%llu,"
-		"\"toggle_max_ns\":%llu,\"unseen_allocs\":%llu},\n",
+		"\"toggle_max_ns\":%llu,\"unseen_allocs\":%llu,\"last_launch\":%llu},\n",
 		t.calls_s[OP_LAUNCH] ? "true" : "false", (unsigned long long)t.launches,
 		(unsigned long long)t.calls_s[OP_LAUNCH], (unsigned long long)t.calls_s_on[OP_LAUNCH],
 		(unsigned long long)t.sampling_since, (unsigned long long)t.sample_windows,
@@ -308,7 +308,7 @@ void emit_summary(void)
 		(unsigned long long)sampled_kernels(), (unsigned long long)t.sample_toggle_errors,
 		t.sample_toggle_last, (unsigned long long)t.sample_toggles,
 		(unsigned long long)t.sample_toggle_ns, (unsigned long long)t.sample_toggle_max_ns,
-		(unsigned long long)unseen_allocs());
+		(unsigned long long)unseen_allocs(), (unsigned long long)t.t_last_sampled_launch);
 	fputs("\"unmatched\":[", f);
 	for (uint64_t i = 0; i < t.unattributed && i < 8; i++)
 		fprintf(f, "%s[%u,%u]", i ? "," : "", t.unmatched[i][0], t.unmatched[i][1]);

@@ -718,6 +718,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	if (e->corr == corr && (e->phase & PHASE_SAMPLED)) {
 		s->calls_s[op]++;
 		t.calls_s[op]++;
+		if (op == OP_LAUNCH)
+			t.t_last_sampled_launch = now;
 		if (PHASE_ON(e->phase)) {
 			s->calls_s_on[op]++;
 			t.calls_s_on[op]++;

@@ -238,6 +238,7 @@ struct tracer {
 	uint64_t phase_marks;
 	uint64_t launches;
 	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls while sampling; made while recording */
+	uint64_t t_last_sampled_launch;    /* CUPTI clock: the last launch made while sampling returned */
 	uint64_t sync_records_s[8][2];
 	uint64_t sampling_since, sample_windows, sample_on_total;
 	uint64_t sample_toggle_errors; /* cuptiActivityEnable / Disable that failed */

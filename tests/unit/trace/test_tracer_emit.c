@@ -317,9 +317,11 @@ static void test_windows_with_no_kernel_record_count_a_kernel_per_launch(void **
 	struct stream_stats *ss = stream_get(0, 7);
 	ss->busy_ns = 300000 - 90000;
 	ss->busy_s = 0;
+	t.t_last_sampled_launch = 987654321; /* where the GPU phase then ends */
 	struct trace_process p;
 	emit_and_read(&p);
 	assert_int_equal(p.sample_kernels, 0);
+	assert_int_equal(p.sample_last_launch, 987654321);
 	const struct trace_site_stats *s = site2(&p);
 	assert_int_equal(s->kernels, 100 + 900);
 	assert_int_equal(s->kernel_ns, 100000 + 900 * 1000);
