@@ -22,7 +22,8 @@ the rest estimated); trace_exact (--exact: every record); torch_profiler
 (torch.profiler.profile with CPU and CUDA activities), measured in --rounds
 interleaved rounds in a shuffled order; and once, what the parts of gpuopt's
 tracer cost: trace_sample_5ms / _100ms / _sparse / _rare (windows of 5 ms, a
-period of 100 ms, 10 ms a second, 1 ms a second), trace_timeline (--timeline),
+period of 100 ms, 10 ms a second, 1 ms a second), trace_one_window (one window
+per fast stretch, then no records), trace_timeline (--timeline),
 and with every record (--exact): trace_kernels_only (only kernel, copy and
 memset records), trace_callbacks_only (GPUOPT_TRACE_KINDS=none: API callbacks
 and Python lines, no CUPTI activity records), trace_activity_only
@@ -133,6 +134,9 @@ MODES = {
     "trace_sample_100ms": (["TRACE", "--set", "sample_period_ms=100"], {}, "plain"),
     "trace_sample_sparse": (["TRACE", "--set", "sample_period_ms=1000"], {}, "plain"),
     "trace_sample_rare": (["TRACE", "--set", "sample_window_ms=1", "--set", "sample_period_ms=1000"], {}, "plain"),
+    # one window per fast stretch (90 ms into it), then the callbacks alone: is a
+    # process whose records were on once as cheap as one that never had them?
+    "trace_one_window": (["TRACE", "--set", "sample_period_ms=3600000"], {}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     # what the tracer's parts cost, each with every record (--exact)
     "trace_kernels_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),
