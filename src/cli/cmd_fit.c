@@ -155,7 +155,6 @@ static void curves_text(struct buf *b, const struct ceilings *c, const struct fi
 	}
 }
 
-
 /* A share of huge pages as "98%", or "?" (unknown). */
 static char *share_text(double x)
 {
@@ -176,6 +175,7 @@ static void huge_text(struct buf *b, const struct ceilings *c)
 	free(h);
 	free(d);
 }
+
 static void gpu_text(struct buf *b, const struct fit_gpu *g, size_t i, bool verbose)
 {
 	if (g->index >= 0)
