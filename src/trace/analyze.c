@@ -314,6 +314,15 @@ static bool records_lost(const struct trace_process *p)
 	return p->sampled_launches && p->sample_kernels * 2 < p->recorded_launches;
 }
 
+/* The end of a GPU span of p from first to last (its records' last):
+ * where p's windows lost their records, the GPU's last record comes before
+ * the launches sampled, and the span runs on to the last of those launches
+ * (the same clock). */
+static uint64_t span_end(const struct trace_process *p, uint64_t first, uint64_t last)
+{
+	return records_lost(p) && first && p->sample_last_launch > last ? p->sample_last_launch : last;
+}
+
 /* Of a process's GPU phase of span ns: what neither its warm-up, its GPU
  * busy time nor its recorded idle time explains (0 when they explain it). */
 static uint64_t unexplained_ns(const struct ctx *c, size_t proc, uint64_t span)
@@ -400,16 +409,12 @@ static void build_budget(struct ctx *c)
 			if (d->last > last)
 				last = d->last;
 		}
-		/* Windows that lost their records leave the GPU's last record
-		 * before the launches sampled: the phase runs on to the last of
-		 * those launches (the same clock), and what of it the records
-		 * do not explain is idle time that cannot be split. */
-		bool lost = records_lost(p);
-		if (lost && first && p->sample_last_launch > last)
-			last = p->sample_last_launch;
+		/* records lost: what of the phase the records do not explain
+		 * is idle time that cannot be split */
+		last = span_end(p, first, last);
 		if (last > first) {
 			phase += last - first;
-			if (lost)
+			if (records_lost(p))
 				b->other_ns += unexplained_ns(c, i, last - first);
 		}
 	}
@@ -457,10 +462,7 @@ static void build_devices(struct ctx *c)
 			row->kernels += d->kernels;
 			row->memcpys += d->memcpys;
 			row->memsets += d->memsets;
-			/* records lost: to the last launch, as the GPU phase */
-			uint64_t last = d->last;
-			if (records_lost(&t->procs[i]) && d->first && t->procs[i].sample_last_launch > last)
-				last = t->procs[i].sample_last_launch;
+			uint64_t last = span_end(&t->procs[i], d->first, d->last);
 			row->span_ns += last > d->first ? last - d->first : 0;
 			if (d->mem_peak > row->mem_peak)
 				row->mem_peak = d->mem_peak;
