@@ -137,6 +137,10 @@ MODES = {
     # one window per fast stretch (90 ms into it), then the callbacks alone: is a
     # process whose records were on once as cheap as one that never had them?
     "trace_one_window": (["TRACE", "--set", "sample_period_ms=3600000"], {}, "plain"),
+    # which part of sampling leaves launches slow: the records on at the start, or the windows
+    "trace_no_start_records": (["TRACE"], {"GPUOPT_TRACE_DIAG": "start_records=0"}, "plain"),
+    "trace_no_windows": (["TRACE"], {"GPUOPT_TRACE_DIAG": "windows=0"}, "plain"),
+    "trace_kind_kernel": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel"}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     # what the tracer's parts cost, each with every record (--exact)
     "trace_kernels_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),

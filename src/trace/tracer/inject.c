@@ -55,8 +55,12 @@ __thread struct tls_state tls;
  * kernel, copy and memset records in pinned host memory, not on the device;
  * per_thread_buffers=0 one buffer for all threads; device_buffer_mb=N its
  * device buffer per context; buffer_kb=N the buffers the tracer hands it.
- * -1 / 0: CUPTI's default. */
-static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; } diag_cupti = {0, -1, -1, 0, 0};
+ * -1 / 0: CUPTI's default. And for sampling's cost (which of its parts
+ * leaves launches slow): start_records=0 keeps the sampled kinds off until
+ * the first window (the start of the program unrecorded), windows=0 opens
+ * no window once the sampled stretch begins. */
+static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; int no_start; } diag_cupti = {
+	0, -1, -1, 0, 0, 0};
 
 /* ---- libcupti, loaded at run time ---- */
 
@@ -248,6 +252,10 @@ static void parse_opts(const char *o)
 				diag_cupti.device_buffer = (size_t)v << 20;
 			else if (!strcmp(key, "buffer_kb") && v >= 64 && v <= (1u << 20))
 				diag_cupti.buffer = (size_t)v << 10;
+			else if (!strcmp(key, "start_records"))
+				diag_cupti.no_start = v == 0;
+			else if (!strcmp(key, "windows"))
+				t.windows_allowed = v != 0;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -268,6 +276,7 @@ static void read_settings(void)
 	t.runtime_api = 1;
 	t.python_lines = 1;
 	t.sample = 1; /* gpuopt trace samples unless --exact */
+	t.windows_allowed = 1;
 	t.sample_rate = 20000;
 	t.sample_period_ns = 200000000ull;
 	t.sample_on_ns = 10000000ull;
@@ -1285,6 +1294,8 @@ static void *sampler(void *arg)
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&t.lock);
 		int change = sample_tick_locked(&clock, now_ns(), t.launches); /* -1 none, 0 off, 1 on */
+		if (change == 0 && !PHASE_ON(t.phase))
+			change = -1; /* already off (start_records=0) */
 		if (change == 1)
 			t.phase++; /* the phase first: a launch in between counts as recorded */
 		if (change >= 0)
@@ -1456,8 +1467,11 @@ int InitializeInjection(void)
 		not_traced();
 		return 1;
 	}
+	int start_off = t.sample && diag_cupti.no_start && p_cuptiActivityDisable;
+	if (start_off)
+		t.phase = 1; /* odd: records off until the first window */
 	for (size_t i = 0; i < NRECORD_KINDS; i++) {
-		if (!kind_on(record_kinds[i].name))
+		if (!kind_on(record_kinds[i].name) || (start_off && record_kinds[i].sampled))
 			continue;
 		r = p_cuptiActivityEnable(record_kinds[i].kind);
 		if (r != CUPTI_SUCCESS && i == 0) {

@@ -25,6 +25,7 @@ static void start(struct run *r, uint64_t period_ms, uint64_t on_ms)
 {
 	memset(&t, 0, sizeof t);
 	t.sample = 1;
+	t.windows_allowed = 1;
 	t.sample_rate = 20000;
 	t.sample_period_ns = period_ms * MS;
 	t.sample_on_ns = on_ms * MS;
@@ -131,6 +132,24 @@ static void test_a_slow_stretch_ends_sampling_and_a_new_one_starts_afresh(void *
 	assert_int_equal(r.opened[1] - since, 90 * MS);
 }
 
+/* GPUOPT_TRACE_DIAG windows=0 (for measuring what the windows cost): the
+ * stretch starts and ends as before, and no window opens in it. */
+static void test_no_window_opens_when_windows_are_off(void **state)
+{
+	(void)state;
+	struct run r;
+	start(&r, 200, 10);
+	t.windows_allowed = 0;
+	run_fast(&r, 2000);
+	assert_true(t.sampling);
+	assert_int_equal(r.nclosed, 1); /* the stretch's start turned the records off */
+	assert_int_equal(r.nopened, 0);
+	assert_int_equal(t.sample_windows, 0);
+	for (int i = 0; i < 20; i++)
+		tick(&r, 10);
+	assert_true(r.ended); /* slow again: every record, as without the knob */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_windows_of_the_default_period),
 		cmocka_unit_test(test_sparse_period_opens_its_first_window_early),
 		cmocka_unit_test(test_a_slow_stretch_ends_sampling_and_a_new_one_starts_afresh),
+		cmocka_unit_test(test_no_window_opens_when_windows_are_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
