@@ -125,22 +125,25 @@ def run_workload(name, reps, profile):
 
 MODES = {
     "plain": ([], {}, "plain"),
-    # gpuopt trace's default: fast launches' records sampled (10 ms in every 200)
+    # gpuopt trace's default: fast launches' records off until they slow down (session 12)
     "trace": (["TRACE"], {}, "plain"),
     # every record (--exact): the default before session 10
     "trace_exact": (["TRACE", "--exact"], {}, "plain"),
     "torch_profiler": ([], {}, "torch"),
+    # windows of records in the fast stretch: 10 ms in every 200 (the default of sessions 10-11)
+    "trace_windows": (["TRACE", "--set", "sample_window_ms=10"], {}, "plain"),
     "trace_sample_5ms": (["TRACE", "--set", "sample_window_ms=5"], {}, "plain"),
-    "trace_sample_100ms": (["TRACE", "--set", "sample_period_ms=100"], {}, "plain"),
-    "trace_sample_sparse": (["TRACE", "--set", "sample_period_ms=1000"], {}, "plain"),
+    "trace_sample_100ms": (["TRACE", "--set", "sample_window_ms=10", "--set", "sample_period_ms=100"], {}, "plain"),
+    "trace_sample_sparse": (["TRACE", "--set", "sample_window_ms=10", "--set", "sample_period_ms=1000"], {},
+                            "plain"),
     "trace_sample_rare": (["TRACE", "--set", "sample_window_ms=1", "--set", "sample_period_ms=1000"], {}, "plain"),
     # one window per fast stretch (90 ms into it), then the callbacks alone: is a
     # process whose records were on once as cheap as one that never had them?
-    "trace_one_window": (["TRACE", "--set", "sample_period_ms=3600000"], {}, "plain"),
-    # which part of sampling leaves launches slow: the records on at the start, or the windows
-    "trace_no_start_records": (["TRACE"], {"GPUOPT_TRACE_DIAG": "start_records=0"}, "plain"),
-    "trace_no_windows": (["TRACE"], {"GPUOPT_TRACE_DIAG": "windows=0"}, "plain"),
-    "trace_kind_kernel": (["TRACE"], {"GPUOPT_TRACE_KINDS": "kernel"}, "plain"),
+    # (no: session 12, bench/results/README.md)
+    "trace_one_window": (["TRACE", "--set", "sample_window_ms=10", "--set", "sample_period_ms=3600000"], {},
+                         "plain"),
+    # only the kernel records off in the fast stretch, the copies' and others' on
+    "trace_kernel_toggle": (["TRACE"], {"GPUOPT_TRACE_DIAG": "kernel_only=1"}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     # what the tracer's parts cost, each with every record (--exact)
     "trace_kernels_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),

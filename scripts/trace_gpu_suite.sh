@@ -84,19 +84,20 @@ if [[ $sections == *" 1b "* ]]; then
 log "1b. record sampling: launch-heavy loops sampled (the default) and with every record (--exact)"
 # Enough launches (100,000, about 1 s) for several sampling windows; the
 # sampled traces become fixtures too (NAME_SETTING.json). Settings: "sampled",
-# gpuopt trace's default (10 ms windows every 200 ms); "sparse", 10 ms a
-# second; "fast", 10 ms every 100 ms.
+# gpuopt trace's default (the records off through a fast stretch); "windows",
+# 10 ms windows every 200 ms; "sparse", 10 ms a second; "fast", 10 ms every 100 ms.
 for prog in cupy_tiny_kernels torch_tiny_kernels; do
   n=100000
   (cd "$P" && "$G" trace -q --exact --format json -- python3 "$prog.py" "$n" \
       >"$work/${prog}_exact.report.json" 2>"$work/${prog}_exact.out")
   echo "-- ${prog} every record: exit $?"
-  for setting in ${TRACE_SAMPLE_SETTINGS:-sampled sparse}; do
+  for setting in ${TRACE_SAMPLE_SETTINGS:-sampled windows}; do
     opts=()
     case $setting in
       sampled) ;;
-      sparse) opts=(--set sample_period_ms=1000) ;;
-      fast) opts=(--set sample_period_ms=100) ;;
+      windows) opts=(--set sample_window_ms=10) ;;
+      sparse) opts=(--set sample_window_ms=10 --set sample_period_ms=1000) ;;
+      fast) opts=(--set sample_window_ms=10 --set sample_period_ms=100) ;;
       *) echo "unknown sampling setting: $setting"; fails=$((fails + 1)); continue ;;
     esac
     runs=1

@@ -36,12 +36,14 @@ static const char help[] =
 	"library, and the library frame it called), read at the moment of the call\n"
 	"(CPython 3.9-3.13; other programs get a trace without lines). By default the\n"
 	"tracer keeps counters per line in constant memory; --timeline keeps every event.\n"
-	"While launches come faster than sample_launch_rate per second (20,000) for\n"
-	"20 ms, it records CUPTI's kernels, copies, synchronizations and allocations\n"
-	"10 ms (sample_window_ms) in every 200 (sample_period_ms), the first window at\n"
-	"most 90 ms in, and estimates the rest from them (every call is still counted by\n"
-	"line, with its host time): the report then says \"Sampled\". --exact records\n"
-	"everything, at more overhead on loops of tiny kernels.\n"
+	"Once launches come faster than sample_launch_rate per second (20,000) for\n"
+	"20 ms, it stops CUPTI's kernel, copy, synchronization and allocation records\n"
+	"until they slow down, and counts each launch made then as one kernel at the\n"
+	"mean time of the kernels recorded before (every call is still counted by line,\n"
+	"with its host time): the report then says \"Sampled\". --set sample_window_ms=10\n"
+	"records 10 ms in every 200 (sample_period_ms) instead and scales from those\n"
+	"windows, at more overhead. --exact records everything, at the most overhead\n"
+	"on loops of tiny kernels.\n"
 	"The trace is saved at exit, at cudaDeviceReset, on SIGTERM and fatal signals,\n"
 	"and every 2 s while it works or as soon as it goes quiet, so a program that\n"
 	"crashes or is killed still leaves one.\n"
@@ -336,9 +338,10 @@ static int run(int argc, char **argv)
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}
-	if (sample && !(cfg.th[TH_SAMPLE_WINDOW_MS] >= 1 && cfg.th[TH_SAMPLE_WINDOW_MS] < cfg.th[TH_SAMPLE_PERIOD_MS])) {
-		diag_error("trace: sampling: sample_window_ms (%g) must be at least 1 and shorter than sample_period_ms (%g) "
-			   "(or record everything: --exact)",
+	if (sample && cfg.th[TH_SAMPLE_WINDOW_MS] != 0 &&
+	    !(cfg.th[TH_SAMPLE_WINDOW_MS] >= 1 && cfg.th[TH_SAMPLE_WINDOW_MS] < cfg.th[TH_SAMPLE_PERIOD_MS])) {
+		diag_error("trace: sampling: sample_window_ms (%g) must be 0 (no windows), or at least 1 and shorter than "
+			   "sample_period_ms (%g) (or record everything: --exact)",
 			   cfg.th[TH_SAMPLE_WINDOW_MS], cfg.th[TH_SAMPLE_PERIOD_MS]);
 		trace_config_free(&cfg);
 		ptrvec_free(&o.sets);

@@ -307,11 +307,13 @@ static void build_lines(struct ctx *c)
 	ptrvec_free(&c->m.lines);
 }
 
-/* True when a sampled process's windows kept under half the kernel
- * records of the launches made in them (the report's "records lost"). */
+/* True when a sampled process's records do not cover its sampled stretch:
+ * it opened no window (the default), or its windows kept under half the
+ * kernel records of the launches made in them (the report's "records
+ * lost"). */
 static bool records_lost(const struct trace_process *p)
 {
-	return p->sampled_launches && p->sample_kernels * 2 < p->recorded_launches;
+	return p->sampled_launches && (!p->sample_windows || p->sample_kernels * 2 < p->recorded_launches);
 }
 
 /* The end of a GPU span of p from first to last (its records' last):

@@ -293,14 +293,23 @@ static void recording(FILE *out, const struct trace_report *r)
 			"record, or no traced call made it): the totals include them, the lines do not\n",
 			(unsigned long long)b->unattributed, (unsigned long long)b->records,
 			100.0 * (double)b->unattributed / (double)b->records);
-	if (b->sampled_launches)
+	if (b->sampled_launches && !b->sample_windows)
+		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so its kernel, copy, "
+			"synchronization and allocation records were off while they did (turning them on again in "
+			"a running process slows its launches to its end): the %llu launches made then count one "
+			"kernel each at the mean time of the kernels recorded before (per line), copies made then are "
+			"scaled from those recorded as the records went off, the GPU phase runs to the last of those "
+			"launches and its idle time there is not split; every call is still counted by line, with its "
+			"host time (--exact records everything)\n",
+			(unsigned long long)b->sampled_launches);
+	else if (b->sampled_launches)
 		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so kernels, copies and "
 			"synchronizations were recorded for %llu of the %llu launches made then (%llu windows) and "
 			"GPU times, counts and idle time there are estimated from them; every call is still counted "
 			"by line, with its host time (with --exact everything is recorded)\n",
 			(unsigned long long)b->recorded_launches, (unsigned long long)b->sampled_launches,
 			(unsigned long long)b->sample_windows);
-	if (b->sampled_launches && b->sample_kernels * 2 < b->recorded_launches)
+	if (b->sampled_launches && b->sample_windows && b->sample_kernels * 2 < b->recorded_launches)
 		fprintf(out, "Sampled, records lost: the %llu launches made while recording left %llu kernel "
 			"records (CUPTI's records resumed late in its windows), so the estimates count one kernel "
 			"per launch made while sampling, at the time of the kernels recorded, the GPU phase runs "
@@ -308,7 +317,7 @@ static void recording(FILE *out, const struct trace_report *r)
 			"than usual (--exact records everything)\n",
 			(unsigned long long)b->recorded_launches, (unsigned long long)b->sample_kernels);
 	if (b->sample_unseen_allocs)
-		fprintf(out, "Sampled, memory: %llu allocations and frees were made between windows, while CUPTI's "
+		fprintf(out, "Sampled, memory: %llu allocations and frees were made while CUPTI's "
 			"allocation records were off: the device memory figures leave them out (--exact records "
 			"them)\n", (unsigned long long)b->sample_unseen_allocs);
 	if (b->sample_toggle_errors)

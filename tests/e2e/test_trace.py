@@ -552,6 +552,28 @@ def test_drained_windows_keep_their_records_and_estimate_the_full_trace():
     assert r.rc == 0 and "Sampled: launches came faster" in r.out and "records lost" not in r.out
 
 
+def test_a_stretch_without_windows_is_said_and_ends_the_gpu_phase_at_the_last_launch(tmp_path):
+    # The default since session 12: no window, the records off through the
+    # fast stretch. The drained fixture edited as such a run's summary
+    # looks (windows 0, the device's last record where sampling began): the
+    # report says how the stretch was counted, not "records lost", and the
+    # GPU phase runs to the last launch made while sampling, as where
+    # windows lost their records.
+    doc = json.loads(fixture("cupy_tiny_kernels_drained").read_text())
+    p = doc["processes"][0]
+    dev = p["devices"][0]
+    p["sampling"]["windows"] = 0
+    p["sampling"]["last_launch"] = dev["last"]
+    dev["last"] = p["sampling"]["since"]
+    f = tmp_path / "windowless.json"
+    r = show_edited(f, doc)
+    text = " ".join(r.out.split())
+    assert r.rc == 0 and "count one kernel each at the mean time of the kernels recorded before" in text \
+        and "records lost" not in text, r.out
+    b = json.loads(run("trace", "show", "--format", "json", f).out)["budget"]
+    assert b["gpu_phase_ns"] + b["warmup_ns"] >= p["sampling"]["last_launch"] - dev["first"] - 1, b
+
+
 def test_windows_that_lost_their_records_end_the_gpu_phase_at_the_last_launch(tmp_path):
     # The drained fixture edited as a process whose windows lost their
     # records looks (session 10: a 0.021 s GPU phase, busy 437% of it): no
@@ -669,15 +691,19 @@ def test_sample_is_refused_beside_options_that_keep_every_record():
     for opt in ("--sample", "--exact"):
         r = run("trace", "show", opt, fixture("torch_tiny_kernels"))
         assert r.rc == 2 and opt in r.err, (opt, r)
-    # sampling is the default: its window is checked with or without --sample
-    for sets in (["sample_window_ms=0"], ["sample_window_ms=200"], ["sample_period_ms=5"]):
+    # sampling is the default: its window (0, none, by default) is checked with or without --sample
+    for sets in (["sample_window_ms=200"], ["sample_window_ms=10", "sample_period_ms=5"],
+                 ["sample_window_ms=0.5"]):
         for opts in ([], ["--sample"]):
-            r = run("trace", *opts, "--set", sets[0], "--", "true")
+            r = run("trace", *opts, *[a for v in sets for a in ("--set", v)], "--", "true")
             assert r.rc == 2 and "sample_window_ms" in r.err and "shorter than sample_period_ms" in r.err, \
                 (sets, opts, r)
+    for sets in (["sample_window_ms=0"], ["sample_period_ms=5"], ["sample_window_ms=10"]):
+        r = run("trace", "-q", "--set", sets[0], "--", "true")
+        assert r.rc != 2 and "sample_window_ms" not in r.err, (sets, r)
     # ... and not where nothing is sampled
     for opt in ("--exact", "--timeline"):
-        r = run("trace", "-q", opt, "--set", "sample_window_ms=0", "--", "true")
+        r = run("trace", "-q", opt, "--set", "sample_window_ms=300", "--", "true")
         assert r.rc != 2 and "sample_window_ms" not in r.err, (opt, r)
 
 
@@ -687,7 +713,7 @@ def test_allocations_between_windows_are_said_to_be_left_out(tmp_path):
     s["unseen_allocs"] = 7
     f = tmp_path / "unseen.json"
     r = show_edited(f, doc)
-    assert r.rc == 0 and ("Sampled, memory: 7 allocations and frees were made between windows"
+    assert r.rc == 0 and ("Sampled, memory: 7 allocations and frees were made while CUPTI's allocation records were off"
                           in " ".join(r.out.split())), r.out
     rep = json.loads(run("trace", "show", "--format", "json", f).out)
     assert rep["processes"][0]["sampling"]["unseen_allocs"] == 7

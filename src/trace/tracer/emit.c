@@ -57,8 +57,20 @@ static double weight_of(const uint64_t *calls, const uint64_t *on, int op)
 	return on[op] ? (double)calls[op] / (double)on[op] : 1.0;
 }
 
+/* A sampled stretch that opened no window (the default, sample_on 0; or
+ * one shorter than the first window's wait): its kernel records went off as
+ * it began, so its launches count one kernel each at the mean time of the
+ * kernels recorded outside it (lost_kernels), and the few records of
+ * launches made as it began, before the records went off, are left out. */
+static int windowless(void)
+{
+	return t.calls_s[OP_LAUNCH] && !t.sample_windows;
+}
+
 static double sample_weight(int op)
 {
+	if (t.sample_kernel_only && op != OP_LAUNCH)
+		return 1.0; /* these records stayed on */
 	return weight_of(t.calls_s, t.calls_s_on, op);
 }
 
@@ -66,6 +78,8 @@ static double sample_weight(int op)
  * allocation records were off, so their bytes are not in mem_now / peak. */
 static uint64_t unseen_allocs(void)
 {
+	if (t.sample_kernel_only)
+		return 0;
 	return t.calls_s[OP_ALLOC] - t.calls_s_on[OP_ALLOC] + t.calls_s[OP_FREE] - t.calls_s_on[OP_FREE];
 }
 
@@ -94,6 +108,8 @@ static double launch_weight(uint64_t calls, uint64_t on, uint64_t kernels)
 
 static double run_launch_weight(void)
 {
+	if (windowless())
+		return 0.0;
 	return launch_weight(t.calls_s[OP_LAUNCH], t.calls_s_on[OP_LAUNCH], sampled_kernels());
 }
 
@@ -114,13 +130,13 @@ static unsigned long long scaled(uint64_t total, uint64_t part, double w)
 }
 
 /* When not one kernel of the launches made while sampling was recorded
- * (every window's records lost), those launches count one kernel each at
+ * (every window's records lost, or no window: windowless), those launches count one kernel each at
  * the mean time of the kernels recorded outside the windows, shared among
  * the devices, kernels and streams by their part of those: of n of the
  * run's recorded kernels, this many more (and *ns more time). */
 static uint64_t lost_kernels(uint64_t n, uint64_t ns_of_n, uint64_t all, uint64_t *ns)
 {
-	uint64_t lost = t.calls_s_on[OP_LAUNCH] && !sampled_kernels() ? t.calls_s[OP_LAUNCH] : 0;
+	uint64_t lost = windowless() || (t.calls_s_on[OP_LAUNCH] && !sampled_kernels()) ? t.calls_s[OP_LAUNCH] : 0;
 	*ns = 0;
 	if (!lost || !all)
 		return 0;
@@ -149,6 +165,9 @@ static void emit_site_stats(FILE *f)
 {
 	fputs(",\n\"site_stats\":[", f);
 	int first = 1;
+	uint64_t run_kernels = recorded_kernels(), run_kernel_ns = 0;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++)
+		run_kernel_ns += t.devices[i].kernel_ns;
 	for (uint32_t i = 0; i < t.nsites; i++) {
 		const struct site_stats *s = &t.stats[i];
 		int any = s->kernel.n || s->memset.n;
@@ -177,15 +196,25 @@ static void emit_site_stats(FILE *f)
 		 * SITE_NONE) take the run's weight. */
 		unsigned long long kn, kns, kshort;
 		uint64_t ls = s->calls_s[OP_LAUNCH];
-		if ((s->calls_s_on[OP_LAUNCH] && s->kernel_s.n) || !ls) {
+		if (!windowless() && ((s->calls_s_on[OP_LAUNCH] && s->kernel_s.n) || !ls)) {
 			double w = site_weight(s, OP_LAUNCH);
 			kn = scaled(s->kernel.n, s->kernel_s.n, w);
 			kns = scaled(s->kernel.ns, s->kernel_s.ns, w);
 			kshort = scaled(s->kernel_short, s->kernel_short_s, w);
 		} else {
-			kn = s->kernel.n + ls;
-			kns = s->kernel.ns + (s->kernel.n ? ls * (s->kernel.ns / s->kernel.n) : 0);
-			kshort = s->kernel_short + (s->kernel.n ? ls * s->kernel_short / s->kernel.n : 0);
+			/* one kernel per launch made while sampling, at this line's
+			 * mean (the run's where it has no kernel recorded), in place
+			 * of the few recorded then */
+			uint64_t n = s->kernel.n, ns = s->kernel.ns, sh = s->kernel_short;
+			if (!n) {
+				n = run_kernels;
+				ns = run_kernel_ns;
+				sh = 0;
+			}
+			kn = s->kernel.n - s->kernel_s.n + ls;
+			kns = s->kernel.ns - s->kernel_s.ns + (n ? (uint64_t)((double)ls * (double)ns / (double)n + 0.5) : 0);
+			kshort = s->kernel_short - s->kernel_short_s +
+				 (n ? (uint64_t)((double)ls * (double)sh / (double)n + 0.5) : 0);
 		}
 		double wc = site_weight(s, OP_MEMCPY), wm = site_weight(s, OP_MEMSET);
 		fprintf(f, "},\"kernel\":[%llu,%llu,%llu],\"copy\":[", kn, kns, kshort);

@@ -55,12 +55,11 @@ __thread struct tls_state tls;
  * kernel, copy and memset records in pinned host memory, not on the device;
  * per_thread_buffers=0 one buffer for all threads; device_buffer_mb=N its
  * device buffer per context; buffer_kb=N the buffers the tracer hands it.
- * -1 / 0: CUPTI's default. And for sampling's cost (which of its parts
- * leaves launches slow): start_records=0 keeps the sampled kinds off until
- * the first window (the start of the program unrecorded), windows=0 opens
- * no window once the sampled stretch begins. */
-static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; int no_start; } diag_cupti = {
-	0, -1, -1, 0, 0, 0};
+ * -1 / 0: CUPTI's default. (And kernel_only=1, t.sample_kernel_only: a
+ * sampled stretch turns only the kernel records off, the copies', memsets',
+ * synchronizations' and allocations' stay on, to measure what that costs
+ * beside turning them all off.) */
+static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; } diag_cupti = {0, -1, -1, 0, 0};
 
 /* ---- libcupti, loaded at run time ---- */
 
@@ -252,10 +251,8 @@ static void parse_opts(const char *o)
 				diag_cupti.device_buffer = (size_t)v << 20;
 			else if (!strcmp(key, "buffer_kb") && v >= 64 && v <= (1u << 20))
 				diag_cupti.buffer = (size_t)v << 10;
-			else if (!strcmp(key, "start_records"))
-				diag_cupti.no_start = v == 0;
-			else if (!strcmp(key, "windows"))
-				t.windows_allowed = v != 0;
+			else if (!strcmp(key, "kernel_only"))
+				t.sample_kernel_only = v != 0;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -276,10 +273,9 @@ static void read_settings(void)
 	t.runtime_api = 1;
 	t.python_lines = 1;
 	t.sample = 1; /* gpuopt trace samples unless --exact */
-	t.windows_allowed = 1;
 	t.sample_rate = 20000;
 	t.sample_period_ns = 200000000ull;
-	t.sample_on_ns = 10000000ull;
+	t.sample_on_ns = 0; /* no windows (gpuopt trace passes sample_on_ms) */
 	snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead");
 	parse_opts(getenv("GPUOPT_TRACE_OPTS"));
 	parse_opts(getenv("GPUOPT_TRACE_DIAG"));
@@ -287,8 +283,9 @@ static void read_settings(void)
 		snprintf(t.kinds, sizeof t.kinds, "kernel,memcpy,memset,sync,memory,overhead,runtime,driver");
 	if (t.timeline || t.full)
 		t.sample = 0; /* a timeline or --full keeps every kernel */
-	if (t.sample_on_ns == 0 || t.sample_on_ns >= t.sample_period_ns)
+	if (t.sample_on_ns >= t.sample_period_ns)
 		t.sample = 0;
+	t.windows_allowed = t.sample_on_ns > 0;
 	const char *k = getenv("GPUOPT_TRACE_KINDS");
 	if (k)
 		snprintf(t.kinds, sizeof t.kinds, "%s", k);
@@ -1223,32 +1220,34 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
  *
  * CUPTI's activity records are what cost in a loop of tiny launches:
  * measured on the H200, 1.30-1.77x on 20,000 PyTorch launches with every
- * record, against 1.07-1.10x for the callbacks and Python lines alone; and
- * turning only the kernel records off does not help: while any record kind
- * is on, launches are slow, the allocation records' too (bench/results).
- * So when launches come faster than sample_rate per second (about 3 us of
+ * record, against 1.07-1.10x for the callbacks and Python lines alone. So
+ * when launches come faster than sample_rate per second (about 3 us of
  * CUPTI's time each: 6% at the default 20,000/s) for 20 ms, the run enters
- * its sampled stretch: every record kind is on for sample_on of every
- * sample_period (10 of 200 ms by default; the first window at most 90 ms
- * in) and off in between. The callbacks still count every call, by line,
- * with its host time, and note whether it was made while recording
- * (calls_s_on), so emit.c scales what was recorded while sampling by calls
- * / calls recorded, per line and operation and for the whole run; the
- * allocations and frees made between windows are not in the device-memory
- * figures, and the summary says how many there were (unseen_allocs). When
- * the rate falls below half the threshold for 100 ms the run goes back to
+ * its sampled stretch and every sampled record kind goes off. By default
+ * they stay off until the stretch ends: turning CUPTI's records on again in
+ * a running process leaves its launches slow for the rest of it, records on
+ * or off (H200, session 12: one window of 10 ms in the loop, then nothing,
+ * cost 1.73x on 20,000 cudaLaunchKernel calls, windows of 10 ms every 200
+ * 1.63x, 1.27x on PyTorch's loop and 1.22x on CuPy's; the records off once
+ * the stretch began, never on again, 1.22x, 1.07x and 1.07x, against
+ * 1.14x, 1.09x and 1.17x for the callbacks alone: bench/results/README.md).
+ * The callbacks still count every call, by line, with its host time, and
+ * emit.c counts the stretch's launches one kernel each at the mean time of
+ * the kernels recorded before it (per line where the line has some). With
+ * sample_on (sample_window_ms) > 0 the records come back sample_on of every
+ * sample_period instead (the first window at most 90 ms in), and emit.c
+ * scales what they recorded by calls / calls recorded (calls_s_on). When the
+ * rate falls below half the threshold for 100 ms the run goes back to
  * recording everything. On unless --exact, --timeline or --full. One thread
  * decides; it calls CUPTI without holding t.lock (the buffer callbacks take
  * it), and counts CUPTI's refusals.
  * As a window closes its kinds go off and CUPTI's buffers are then flushed
  * (forced), the order CUPTI's guide gives between turning a kind off and on
  * again. Without that flush (H200, sessions 8-10), a window's kernel records
- * came back in some processes and not at all in others, whatever stayed on
- * between windows (the allocation or the context records), or with the
- * buffers flushed before the kinds went off; with it, every window's
- * records came back in every run (bench/results/README.md, session 10).
- * emit.c's weights and the report's "records lost" line still answer a
- * window that keeps none. */
+ * came back in some processes and not at all in others; with it, most
+ * windows' records came back (8 of 10 processes, session 10). emit.c's
+ * weights and the report's "records lost" line answer a window that keeps
+ * none. */
 
 #define SAMPLER_TICK_NS 5000000ull /* sample.c decides at each tick */
 
@@ -1261,7 +1260,7 @@ static void set_sampled_records(int on)
 {
 	uint64_t t0 = now_ns();
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
-		if (record_kinds[i].sampled && kind_on(record_kinds[i].name)) {
+		if (record_kinds[i].sampled && kind_on(record_kinds[i].name) && (!t.sample_kernel_only || i == 0)) {
 			CUptiResult r = (on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
 			if (r != CUPTI_SUCCESS) {
 				pthread_mutex_lock(&t.lock);
@@ -1294,8 +1293,6 @@ static void *sampler(void *arg)
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&t.lock);
 		int change = sample_tick_locked(&clock, now_ns(), t.launches); /* -1 none, 0 off, 1 on */
-		if (change == 0 && !PHASE_ON(t.phase))
-			change = -1; /* already off (start_records=0) */
 		if (change == 1)
 			t.phase++; /* the phase first: a launch in between counts as recorded */
 		if (change >= 0)
@@ -1467,11 +1464,8 @@ int InitializeInjection(void)
 		not_traced();
 		return 1;
 	}
-	int start_off = t.sample && diag_cupti.no_start && p_cuptiActivityDisable;
-	if (start_off)
-		t.phase = 1; /* odd: records off until the first window */
 	for (size_t i = 0; i < NRECORD_KINDS; i++) {
-		if (!kind_on(record_kinds[i].name) || (start_off && record_kinds[i].sampled))
+		if (!kind_on(record_kinds[i].name))
 			continue;
 		r = p_cuptiActivityEnable(record_kinds[i].kind);
 		if (r != CUPTI_SUCCESS && i == 0) {

@@ -227,7 +227,7 @@ static void test_allocations_between_windows_are_counted_and_said(void **state)
 	emit_and_read(&p);
 	assert_int_equal(p.sample_unseen_allocs, 4 + 1);
 	char *text = report_of(&p);
-	assert_non_null(strstr(text, "Sampled, memory: 5 allocations and frees were made between windows"));
+	assert_non_null(strstr(text, "Sampled, memory: 5 allocations and frees were made while CUPTI's allocation records were off"));
 	free(text);
 	trace_process_clear(&p);
 	sampled_state(); /* none between windows: nothing said */
@@ -334,6 +334,42 @@ static void test_windows_with_no_kernel_record_count_a_kernel_per_launch(void **
 	trace_process_clear(&p);
 }
 
+/* The default: no window in the fast stretch. The 9 kernels recorded as
+ * the records went off are left out, and the stretch's 900 launches count
+ * one kernel each at the mean time of the line's recorded kernels; its
+ * busy time likewise; the report says so, not "records lost", and the GPU
+ * phase runs to the last launch made while sampling. */
+static void test_stretch_without_windows_counts_its_launches_at_the_mean(void **state)
+{
+	(void)state;
+	sampled_state();
+	t.sample_windows = 0;
+	t.sample_on_total = 0;
+	set_kernels(109, 118000, 9, 18000); /* 100 of 1 us before, 9 of 2 us as the records went off */
+	t.devices[0].busy = 245000 - 81000;
+	t.t_last_sampled_launch = 987654321;
+	struct trace_process p;
+	emit_and_read(&p);
+	assert_int_equal(p.sample_windows, 0);
+	assert_int_equal(p.sample_kernels, 9);
+	const struct trace_site_stats *s = site2(&p);
+	uint64_t est = (uint64_t)(900.0 * 118000.0 / 109.0 + 0.5);
+	assert_int_equal(s->kernels, 100 + 900);
+	assert_int_equal(s->kernel_ns, 100000 + est);
+	assert_int_equal(p.kernels[0].n, 1000);
+	assert_int_equal(p.kernels[0].ns, 100000 + est);
+	assert_int_equal(p.devices[0].kernels, 1000);
+	assert_int_equal(p.devices[0].kernel_ns, 100000 + est);
+	/* busy: less the 9 recorded kernels' 18 us, plus the estimate; copies keep their weight */
+	assert_int_equal(p.devices[0].busy_ns, 164000 - 18000 + 5000 * 9 + est);
+	assert_int_equal(s->copy[DIR_H2D][HK_PAGEABLE].n, 200);
+	char *text = report_of(&p);
+	assert_non_null(strstr(text, "count one kernel each at the mean time of the kernels recorded before"));
+	assert_null(strstr(text, "records lost"));
+	free(text);
+	trace_process_clear(&p);
+}
+
 static void test_unsampled_run_is_written_as_recorded(void **state)
 {
 	(void)state;
@@ -413,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_line_with_no_recorded_sampled_launch_gets_its_mean),
 		cmocka_unit_test(test_windows_that_lost_records_are_weighted_by_the_kernels_recorded),
 		cmocka_unit_test(test_windows_with_no_kernel_record_count_a_kernel_per_launch),
+		cmocka_unit_test(test_stretch_without_windows_counts_its_launches_at_the_mean),
 		cmocka_unit_test(test_unsampled_run_is_written_as_recorded),
 		cmocka_unit_test(test_records_without_times_are_counted_not_timed),
 	};
