@@ -49,10 +49,16 @@ the median of the rounds' own ratios (gpuopt and CuPy back to back, so that
 the VM's drift from round to round, which moves pageable copies by 20-50%,
 falls on both; the ratio of the two medians is printed beside). The last
 line says how many sizes pass and which tool measured higher; with
---control, a line more says how many pass CuPy against itself.
+--control, a line more says how many pass CuPy against itself. Then, per
+kind of memory, the geometric mean of the paired ratios (a bias) and their
+root mean square (bias and noise), for gpuopt against CuPy and for CuPy
+against itself: where the machine does not repeat its copies to 10%, these
+say whether gpuopt strays from CuPy further than CuPy strays from itself.
 """
 import argparse
 import json
+import math
+import os
 import statistics
 import subprocess
 import sys
@@ -312,8 +318,35 @@ def main():
         print(f"  beyond 10%: {r['kind']} {r['bytes']}: paired {r['paired_ratio']:.3f} (ratio of the medians "
               f"{r['ratio']:.3f}); over the rounds gpuopt moved "
               f"{r['gpuopt_spread']:.0%}, CuPy {r['cupy_spread']:.0%}{control}")
+    # Per kind of memory, over its checked sizes: how far gpuopt sits from CuPy
+    # (the geometric mean of the paired ratios: a bias) and how far it strays
+    # (their root mean square log: bias and noise), beside the same for CuPy
+    # against itself: gpuopt measures as CuPy does where it strays no further.
+    agreement = {}
+    for kind in ("pinned", "pageable", "d2d"):
+        rr = [r for r in rows if r["checked"] and kind in r["kind"]]
+        if not rr:
+            continue
+
+        def stats(key):
+            logs = [math.log(r[key]) for r in rr if r.get(key)]
+            if not logs:
+                return None
+            return {"geomean": math.exp(statistics.mean(logs)),
+                    "rms": math.exp(math.sqrt(statistics.mean([x * x for x in logs]))) - 1}
+        agreement[kind] = {"sizes": len(rr), "gpuopt_vs_cupy": stats("paired_ratio"),
+                           "cupy_vs_cupy": stats("control_paired_ratio")}
+        g, c = agreement[kind]["gpuopt_vs_cupy"], agreement[kind]["cupy_vs_cupy"]
+        line = f"{kind}: gpuopt / CuPy over {len(rr)} sizes: geometric mean {g['geomean']:.3f}, rms {g['rms']:.1%}"
+        if c:
+            line += f"; CuPy / CuPy: {c['geomean']:.3f}, rms {c['rms']:.1%}"
+        print(line)
+    summary["agreement"] = agreement
     if a.out:
-        json.dump({"rows": rows, "summary": summary, "huge_page_share": huge_rounds}, open(a.out, "w"), indent=1)
+        tmp = a.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"rows": rows, "summary": summary, "huge_page_share": huge_rounds}, f, indent=1)
+        os.replace(tmp, a.out)
     return 0 if ok == checked else 1
 
 
