@@ -142,8 +142,6 @@ MODES = {
     # (no: session 12, bench/results/README.md)
     "trace_one_window": (["TRACE", "--set", "sample_window_ms=10", "--set", "sample_period_ms=3600000"], {},
                          "plain"),
-    # only the kernel records off in the fast stretch, the copies' and others' on
-    "trace_kernel_toggle": (["TRACE"], {"GPUOPT_TRACE_DIAG": "kernel_only=1"}, "plain"),
     "trace_timeline": (["TRACE", "--timeline"], {}, "plain"),
     # what the tracer's parts cost, each with every record (--exact)
     "trace_kernels_only": (["TRACE", "--exact"], {"GPUOPT_TRACE_KINDS": "kernel,memcpy,memset"}, "plain"),

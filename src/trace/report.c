@@ -294,7 +294,7 @@ static void recording(FILE *out, const struct trace_report *r)
 			(unsigned long long)b->unattributed, (unsigned long long)b->records,
 			100.0 * (double)b->unattributed / (double)b->records);
 	if (b->sampled_launches && !b->sample_windows)
-		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so its kernel, copy, "
+		fprintf(out, "Sampled: launches came faster than CUPTI records cheaply, so CUPTI's kernel, copy, "
 			"synchronization and allocation records were off while they did (turning them on again in "
 			"a running process slows its launches to its end): the %llu launches made then count one "
 			"kernel each at the mean time of the kernels recorded before (per line), copies made then are "

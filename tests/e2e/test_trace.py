@@ -552,6 +552,31 @@ def test_drained_windows_keep_their_records_and_estimate_the_full_trace():
     assert r.rc == 0 and "Sampled: launches came faster" in r.out and "records lost" not in r.out
 
 
+# cupy_tiny_kernels_nowindows, torch_tiny_kernels_nowindows: the programs with
+# 100,000 launches traced as gpuopt trace does by default since session 12 (the
+# records off through the fast stretch, no window), on the H200 in the call that
+# also traced them with every record: CuPy 100,001 kernels, 90,635,073 ns;
+# PyTorch 100,001 kernels, 86,057,027 ns (fixtures' README).
+
+@pytest.mark.parametrize("name,kernel_ns", [("cupy_tiny_kernels_nowindows", 90635073),
+                                            ("torch_tiny_kernels_nowindows", 86057027)])
+def test_a_stretch_without_windows_estimates_the_full_trace(name, kernel_ns):
+    rep = show(name)
+    (p,) = rep["processes"]
+    s = p["sampling"]
+    assert s["windows"] == 0 and s["sampled_launches"] > 98000 and p["unattributed"] == 0
+    b = rep["budget"]
+    assert abs(b["kernels"] / 100001 - 1) < 0.01, b["kernels"]
+    assert abs(b["kernel_ns"] / kernel_ns - 1) < 0.01, b["kernel_ns"]
+    assert abs(b["gpu_busy_ns"] / kernel_ns - 1) < 0.01, b["gpu_busy_ns"]
+    idle = b["idle"]["host_wait_ns"] + b["idle"]["kernel_wait_ns"] + b["idle"]["other_ns"]
+    assert abs((idle + b["gpu_busy_ns"]) / (b["gpu_phase_ns"] + b["warmup_ns"]) - 1) < 0.03, b
+    assert ("launch-bound", 9) in {(f["rule"], line_no(f["line"])) for f in rep["findings"]}
+    r = run("trace", "show", fixture(name))
+    text = " ".join(r.out.split())
+    assert r.rc == 0 and "records were off while they did" in text and "records lost" not in text, r.out
+
+
 def test_a_stretch_without_windows_is_said_and_ends_the_gpu_phase_at_the_last_launch(tmp_path):
     # The default since session 12: no window, the records off through the
     # fast stretch. The drained fixture edited as such a run's summary

@@ -69,8 +69,6 @@ static int windowless(void)
 
 static double sample_weight(int op)
 {
-	if (t.sample_kernel_only && op != OP_LAUNCH)
-		return 1.0; /* these records stayed on */
 	return weight_of(t.calls_s, t.calls_s_on, op);
 }
 
@@ -78,8 +76,6 @@ static double sample_weight(int op)
  * allocation records were off, so their bytes are not in mem_now / peak. */
 static uint64_t unseen_allocs(void)
 {
-	if (t.sample_kernel_only)
-		return 0;
 	return t.calls_s[OP_ALLOC] - t.calls_s_on[OP_ALLOC] + t.calls_s[OP_FREE] - t.calls_s_on[OP_FREE];
 }
 

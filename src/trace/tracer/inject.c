@@ -55,10 +55,7 @@ __thread struct tls_state tls;
  * kernel, copy and memset records in pinned host memory, not on the device;
  * per_thread_buffers=0 one buffer for all threads; device_buffer_mb=N its
  * device buffer per context; buffer_kb=N the buffers the tracer hands it.
- * -1 / 0: CUPTI's default. (And kernel_only=1, t.sample_kernel_only: a
- * sampled stretch turns only the kernel records off, the copies', memsets',
- * synchronizations' and allocations' stay on, to measure what that costs
- * beside turning them all off.) */
+ * -1 / 0: CUPTI's default. */
 static struct { int zeroed, host_pinned, per_thread; size_t device_buffer, buffer; } diag_cupti = {0, -1, -1, 0, 0};
 
 /* ---- libcupti, loaded at run time ---- */
@@ -251,8 +248,6 @@ static void parse_opts(const char *o)
 				diag_cupti.device_buffer = (size_t)v << 20;
 			else if (!strcmp(key, "buffer_kb") && v >= 64 && v <= (1u << 20))
 				diag_cupti.buffer = (size_t)v << 10;
-			else if (!strcmp(key, "kernel_only"))
-				t.sample_kernel_only = v != 0;
 			o += n;
 		}
 		const char *c = strchr(o, ',');
@@ -1260,7 +1255,7 @@ static void set_sampled_records(int on)
 {
 	uint64_t t0 = now_ns();
 	for (size_t i = 0; i < NRECORD_KINDS; i++)
-		if (record_kinds[i].sampled && kind_on(record_kinds[i].name) && (!t.sample_kernel_only || i == 0)) {
+		if (record_kinds[i].sampled && kind_on(record_kinds[i].name)) {
 			CUptiResult r = (on ? p_cuptiActivityEnable : p_cuptiActivityDisable)(record_kinds[i].kind);
 			if (r != CUPTI_SUCCESS) {
 				pthread_mutex_lock(&t.lock);
