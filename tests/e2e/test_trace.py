@@ -577,6 +577,18 @@ def test_a_stretch_without_windows_estimates_the_full_trace(name, kernel_ns):
     assert r.rc == 0 and "records were off while they did" in text and "records lost" not in text, r.out
 
 
+def drained_ending_where_sampling_began(**sampling):
+    """The drained fixture's summary edited so that the device's last record
+    comes where sampling began and the last launch made while sampling where
+    that record was, with `sampling` set on top: (doc, process, device)."""
+    doc = json.loads(fixture("cupy_tiny_kernels_drained").read_text())
+    p = doc["processes"][0]
+    dev = p["devices"][0]
+    p["sampling"].update(sampling, last_launch=dev["last"])
+    dev["last"] = p["sampling"]["since"]
+    return doc, p, dev
+
+
 def test_a_stretch_without_windows_is_said_and_ends_the_gpu_phase_at_the_last_launch(tmp_path):
     # The default since session 12: no window, the records off through the
     # fast stretch. The drained fixture edited as such a run's summary
@@ -584,12 +596,7 @@ def test_a_stretch_without_windows_is_said_and_ends_the_gpu_phase_at_the_last_la
     # report says how the stretch was counted, not "records lost", and the
     # GPU phase runs to the last launch made while sampling, as where
     # windows lost their records.
-    doc = json.loads(fixture("cupy_tiny_kernels_drained").read_text())
-    p = doc["processes"][0]
-    dev = p["devices"][0]
-    p["sampling"]["windows"] = 0
-    p["sampling"]["last_launch"] = dev["last"]
-    dev["last"] = p["sampling"]["since"]
+    doc, p, dev = drained_ending_where_sampling_began(windows=0)
     f = tmp_path / "windowless.json"
     r = show_edited(f, doc)
     text = " ".join(r.out.split())
@@ -606,13 +613,8 @@ def test_windows_that_lost_their_records_end_the_gpu_phase_at_the_last_launch(tm
     # record where sampling began. The phase then runs to the last launch
     # made while sampling (the tracer's sampling.last_launch, same clock),
     # and what the records do not explain there is idle time, unsplit.
-    doc = json.loads(fixture("cupy_tiny_kernels_drained").read_text())
-    p = doc["processes"][0]
+    doc, p, dev = drained_ending_where_sampling_began(recorded_kernels=0)
     full = show("cupy_tiny_kernels_drained")["budget"]
-    dev = p["devices"][0]
-    p["sampling"]["recorded_kernels"] = 0
-    p["sampling"]["last_launch"] = dev["last"]
-    dev["last"] = p["sampling"]["since"]
     f = tmp_path / "lost.json"
     r = show_edited(f, doc)
     assert r.rc == 0 and "Sampled, records lost:" in r.out and "runs to the last of those launches" in \

@@ -126,8 +126,8 @@ static unsigned long long scaled(uint64_t total, uint64_t part, double w)
 }
 
 /* When not one kernel of the launches made while sampling was recorded
- * (every window's records lost, or no window: windowless), those launches count one kernel each at
- * the mean time of the kernels recorded outside the windows, shared among
+ * (every window's records lost, or no window: windowless), those launches
+ * count one kernel each at the mean time of the kernels recorded outside the windows, shared among
  * the devices, kernels and streams by their part of those: of n of the
  * run's recorded kernels, this many more (and *ns more time). */
 static uint64_t lost_kernels(uint64_t n, uint64_t ns_of_n, uint64_t all, uint64_t *ns)
@@ -148,6 +148,14 @@ static uint64_t recorded_kernels(void)
 	return n;
 }
 
+static uint64_t recorded_kernel_ns(void)
+{
+	uint64_t ns = 0;
+	for (uint32_t i = 0; i < DEVICE_MAX; i++)
+		ns += t.devices[i].kernel_ns;
+	return ns;
+}
+
 static uint64_t device_busy(struct device_stats *d, uint64_t lost_ns)
 {
 	busy_flush(d);
@@ -161,9 +169,7 @@ static void emit_site_stats(FILE *f)
 {
 	fputs(",\n\"site_stats\":[", f);
 	int first = 1;
-	uint64_t run_kernels = recorded_kernels(), run_kernel_ns = 0;
-	for (uint32_t i = 0; i < DEVICE_MAX; i++)
-		run_kernel_ns += t.devices[i].kernel_ns;
+	uint64_t run_kernels = recorded_kernels(), run_kernel_ns = recorded_kernel_ns();
 	for (uint32_t i = 0; i < t.nsites; i++) {
 		const struct site_stats *s = &t.stats[i];
 		int any = s->kernel.n || s->memset.n;
@@ -376,12 +382,10 @@ void emit_summary(void)
 			scaled(k->ns, k->ns_s, w) + lost_ns, (unsigned long long)(k->n ? k->min : 0),
 			(unsigned long long)k->max);
 	}
-	uint64_t all_ns = 0, lost_all_ns;
+	uint64_t lost_all_ns;
 	for (uint32_t i = 0; i < t.nstreams; i++)
 		all_events += t.streams[i].events;
-	for (uint32_t i = 0; i < DEVICE_MAX; i++)
-		all_ns += t.devices[i].kernel_ns;
-	lost_kernels(all, all_ns, all, &lost_all_ns);
+	lost_kernels(all, recorded_kernel_ns(), all, &lost_all_ns);
 	fputs("],\n\"streams\":[", f);
 	for (uint32_t i = 0; i < t.nstreams; i++) {
 		const struct stream_stats *s = &t.streams[i];

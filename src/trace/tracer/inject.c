@@ -280,7 +280,6 @@ static void read_settings(void)
 		t.sample = 0; /* a timeline or --full keeps every kernel */
 	if (t.sample_on_ns >= t.sample_period_ns)
 		t.sample = 0;
-	t.windows_allowed = t.sample_on_ns > 0;
 	const char *k = getenv("GPUOPT_TRACE_KINDS");
 	if (k)
 		snprintf(t.kinds, sizeof t.kinds, "%s", k);

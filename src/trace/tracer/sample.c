@@ -42,7 +42,7 @@ int sample_tick_locked(struct sample_clock *c, uint64_t now, uint64_t launches)
 		c->over = 0;
 		return 1;
 	}
-	if (!on && t.windows_allowed && now - c->window >= c->gap) {
+	if (!on && t.sample_on_ns && now - c->window >= c->gap) { /* 0: no windows */
 		t.sample_windows++;
 		c->window = now;
 		c->gap = t.sample_period_ns - t.sample_on_ns;

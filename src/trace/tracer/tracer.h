@@ -160,7 +160,6 @@ struct tracer {
 	int runtime_api, python_lines; /* diagnostic knobs: 0 leaves that part out */
 	uint64_t max_events, kernel_wait_ns, starved_gap_ns;
 	int sample;                        /* 1: sample the records when launches come fast */
-	int windows_allowed;               /* 0 (sample_on_ms=0, the default): no window opens */
 	uint64_t sample_rate;              /* launches per second that start sampling */
 	uint64_t sample_period_ns, sample_on_ns;
 	char kinds[256];

@@ -25,7 +25,6 @@ static void start(struct run *r, uint64_t period_ms, uint64_t on_ms)
 {
 	memset(&t, 0, sizeof t);
 	t.sample = 1;
-	t.windows_allowed = 1;
 	t.sample_rate = 20000;
 	t.sample_period_ns = period_ms * MS;
 	t.sample_on_ns = on_ms * MS;
@@ -132,14 +131,13 @@ static void test_a_slow_stretch_ends_sampling_and_a_new_one_starts_afresh(void *
 	assert_int_equal(r.opened[1] - since, 90 * MS);
 }
 
-/* GPUOPT_TRACE_DIAG windows=0 (for measuring what the windows cost): the
- * stretch starts and ends as before, and no window opens in it. */
+/* sample_on 0 (sample_window_ms=0, the default): the stretch starts and
+ * ends as with windows, and no window opens in it. */
 static void test_no_window_opens_when_windows_are_off(void **state)
 {
 	(void)state;
 	struct run r;
-	start(&r, 200, 10);
-	t.windows_allowed = 0;
+	start(&r, 200, 0);
 	run_fast(&r, 2000);
 	assert_true(t.sampling);
 	assert_int_equal(r.nclosed, 1); /* the stretch's start turned the records off */
@@ -147,7 +145,7 @@ static void test_no_window_opens_when_windows_are_off(void **state)
 	assert_int_equal(t.sample_windows, 0);
 	for (int i = 0; i < 20; i++)
 		tick(&r, 10);
-	assert_true(r.ended); /* slow again: every record, as without the knob */
+	assert_true(r.ended); /* slow again: every record, as with windows */
 }
 
 int main(void)
