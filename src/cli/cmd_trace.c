@@ -81,9 +81,11 @@ static const char help[] =
 	"cpu-fallback reads cudf.pandas' NVTX ranges (EXECUTE_SLOW), cuml.accel's -v lines\n"
 	"and networkx's DEBUG log lines from the program's output.\n"
 	"\n"
-	"Exit codes: 0 the program ran traced and exited 0; 1 it failed (its exit status\n"
-	"or signal is reported with its trace) or ran untraced; 2 usage error, command not\n"
-	"found, an unreadable or damaged trace file, or --strict and it cannot be traced.\n";
+	"Exit codes: the program's own when it failed: its exit status, or 128+N when\n"
+	"signal N ended it (as a shell reports it; 124 when --timeout stopped it), with its\n"
+	"trace reported all the same; else 0 when it ran traced, 1 when it ran untraced or\n"
+	"the trace could not be written; 2 usage error, command not found, an unreadable or\n"
+	"damaged trace file, or --strict and it cannot be traced.\n";
 
 struct opts {
 	const char *output, *format, *export_path, *cupti, *tracer;
@@ -376,7 +378,13 @@ static int run(int argc, char **argv)
 	bool exported = render(t, &cfg, &o);
 	if (strict_stop)
 		rc = EXIT_USAGE;
-	else if (!t->traced || t->exit_code != 0 || t->signal || t->timed_out || !exported)
+	else if (t->timed_out)
+		rc = 124;
+	else if (t->signal)
+		rc = 128 + t->signal;
+	else if (t->exit_code > 0)
+		rc = t->exit_code;
+	else if (!t->traced || t->exit_code != 0 || !exported)
 		rc = EXIT_FAIL;
 	else
 		rc = EXIT_OK;

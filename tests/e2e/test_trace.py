@@ -248,7 +248,7 @@ elif how == "exit":
 def test_a_crashing_program_still_leaves_its_trace(tmp_path, how, flush, sig):
     (tmp_path / "crash.py").write_text(CRASH)
     r, rep = report(["-o", tmp_path / "t.json", "--", venv_python(), str(tmp_path / "crash.py"), how], cwd=tmp_path)
-    assert r.rc == 1
+    assert r.rc == (128 + sig if sig else 3), r  # the program's own status, as a shell gives it
     assert rep["exit"]["signal"] == sig
     (p,) = rep["processes"]
     assert p["flush"] == flush and p["signal"] == sig
@@ -259,6 +259,49 @@ def test_a_crashing_program_still_leaves_its_trace(tmp_path, how, flush, sig):
         assert f"ended by signal {sig}; its trace was saved at the signal" in t.out
     else:
         assert "last periodic save" in t.out
+
+
+SIGNALLED = """import nvtx, os, signal, subprocess, sys
+for i in range(3):
+    with nvtx.annotate("step", domain="test"):
+        pass
+sig = getattr(signal, sys.argv[1])
+if sys.argv[2] == "raised":
+    signal.raise_signal(sig)
+elif sys.argv[2] == "sent":
+    os.kill(os.getpid(), sig)
+else:  # by another process
+    subprocess.run(["kill", "-" + sys.argv[1][3:], str(os.getpid())])
+    signal.sigtimedwait([], 5)  # nothing: the signal has ended the process by now
+print("carried on after", sys.argv[1], flush=True)
+"""
+
+# Every signal whose default action ends a process and that a program can
+# catch. SIGINT is Python's own (KeyboardInterrupt, exit 130 by the same rule)
+# and SIGPIPE / SIGXFSZ Python ignores: the tracer leaves all three to Python.
+FATAL = ["SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTRAP", "SIGSYS", "SIGTERM", "SIGHUP", "SIGQUIT",
+         "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGXCPU", "SIGVTALRM", "SIGPROF"]
+
+
+@no_gpu_only
+@pytest.mark.parametrize("how", ["raised", "sent", "other"])
+@pytest.mark.parametrize("name", FATAL)
+def test_every_fatal_signal_ends_the_program_as_it_would_untraced(tmp_path, name, how):
+    """The tracer saves the trace at the signal, then the program must end by
+    it, whether raised, sent to itself or sent by another process (a SIGSEGV
+    sent with os.kill once let the program carry on and exit 0), and gpuopt
+    trace must exit with the status a shell gives: 128 + the signal."""
+    num = int(getattr(signal, name))
+    (tmp_path / "sig.py").write_text(SIGNALLED)
+    plain = subprocess.run([venv_python(), str(tmp_path / "sig.py"), name, how], capture_output=True, text=True)
+    assert plain.returncode == -num, plain  # the same program untraced dies of it
+    r, rep = report(["--", venv_python(), str(tmp_path / "sig.py"), name, how], cwd=tmp_path)
+    assert "carried on" not in r.err + r.out, r
+    assert r.rc == 128 + num, r
+    assert rep["exit"]["signal"] == num and rep["exit"]["code"] == -1, rep["exit"]
+    (p,) = rep["processes"]
+    assert p["flush"] == "signal" and p["signal"] == num, p
+    assert [n["count"] for n in rep["nvtx"] if n["name"] == "step"] == [3]
 
 
 QUIET_THEN_KILLED = """import nvtx, os, signal, time
@@ -280,7 +323,7 @@ def test_a_process_killed_after_going_quiet_leaves_its_trace(tmp_path):
     and multiprocessing's terminate)."""
     (tmp_path / "quiet.py").write_text(QUIET_THEN_KILLED)
     r, rep = report(["--", venv_python(), str(tmp_path / "quiet.py")], cwd=tmp_path)
-    assert r.rc == 1 and rep["exit"]["signal"] == 9, r
+    assert r.rc == 128 + 9 and rep["exit"]["signal"] == 9, r
     (p,) = rep["processes"]
     assert p["flush"] == "periodic"
     assert [n["count"] for n in rep["nvtx"] if n["name"] == "step"] == [7]

@@ -18,9 +18,10 @@
  *
  * Flushed: every 2 s by a thread of its own (so a process that ends in
  * _exit keeps nearly everything), at cudaDeviceReset, at exit, and when a
- * fatal signal or SIGTERM / SIGINT (where nothing else handles them)
- * arrives — the handler wakes that thread, waits for it at most 3 s, then
- * lets the signal take its course. If CUPTI cannot be used (not found,
+ * signal that would end the process arrives (fatal_signals below) — the
+ * handler wakes that thread, waits for it at most 3 s, then lets the
+ * signal take its course: a fault re-executes its instruction, any other
+ * signal is raised again, so the process ends as it would have untraced. If CUPTI cannot be used (not found,
  * another subscriber, too old) the process runs untraced and its summary
  * says why; with strict=1 the tracer ends it with TRACE_STRICT_EXIT. */
 #include <cupti.h>
@@ -500,12 +501,34 @@ static void *flusher(void *arg)
 	return NULL;
 }
 
-static struct sigaction old_actions[32];
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+/* Signals whose default action ends the process: the trace is saved
+ * before it ends. The first ones are taken whatever handled them before
+ * (their old action still runs after the save); the others only where
+ * nothing handles or ignores them (Python turns SIGINT into
+ * KeyboardInterrupt, and then exits normally; it ignores SIGPIPE and
+ * SIGXFSZ). */
+#define SIGNAL_MAX 65
+static struct sigaction old_actions[SIGNAL_MAX];
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+static const int default_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+					    SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+
+/* A signal the kernel raised for a faulting instruction (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL with a positive si_code): returning re-executes the
+ * instruction under the old action, which then gets the fault's own
+ * siginfo. Every other signal, sent by kill / raise / sigqueue / tgkill
+ * (si_code <= 0) or asynchronous, is raised again, or the program would
+ * carry on as if it had never come (os.kill(os.getpid(), signal.SIGSEGV)
+ * did, and exited 0). */
+static int faulted(int sig, const siginfo_t *info)
+{
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL)
+		return 0;
+	return info && info->si_code > 0;
+}
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
-	(void)info;
 	(void)ctx;
 	int saved = errno;
 	if (!signal_pending && !t.finalized && wake_fd[1] >= 0) {
@@ -520,31 +543,33 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 	}
 	sigaction(sig, &old_actions[sig], NULL);
 	errno = saved;
-	if (sig == SIGTERM || sig == SIGINT || sig == SIGABRT)
-		raise(sig); /* asynchronous: deliver it again, to the old action */
-	/* synchronous faults: returning re-executes the instruction under the old action */
+	/* blocked until this handler returns, then delivered to the old action */
+	if (!faulted(sig, info))
+		raise(sig);
+}
+
+static void install_signal(int sig, int only_default)
+{
+	struct sigaction old;
+	if (sig <= 0 || sig >= SIGNAL_MAX || sigaction(sig, NULL, &old) != 0)
+		return;
+	if (only_default && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL))
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	old_actions[sig] = old;
+	sigaction(sig, &sa, NULL);
 }
 
 static void install_signals(void)
 {
-	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-		int sig = fatal_signals[i];
-		struct sigaction old;
-		if (sigaction(sig, NULL, &old) != 0)
-			continue;
-		/* SIGTERM / SIGINT only where nothing handles them (Python turns
-		 * SIGINT into KeyboardInterrupt, and then exits normally). */
-		if ((sig == SIGTERM || sig == SIGINT) &&
-		    ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL))
-			continue;
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		sigemptyset(&sa.sa_mask);
-		old_actions[sig] = old;
-		sigaction(sig, &sa, NULL);
-	}
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		install_signal(fatal_signals[i], 0);
+	for (size_t i = 0; i < sizeof default_fatal_signals / sizeof default_fatal_signals[0]; i++)
+		install_signal(default_fatal_signals[i], 1);
 }
 
 static void in_child(void)
