@@ -74,7 +74,7 @@ static bool parse_policy(const char *s, enum policy *out)
 
 const struct rule *kb_rule(const struct kb *kb, const char *id)
 {
-	for (size_t i = 0; i < kb->nrules; i++)
+	for (size_t i = 0; kb && i < kb->nrules; i++)
 		if (strcasecmp(kb->rules[i].id, id) == 0 || strcmp(kb->rules[i].name, id) == 0)
 			return &kb->rules[i];
 	return NULL;

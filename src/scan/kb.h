@@ -146,7 +146,7 @@ struct kb *kb_load(char **why);
 struct kb *kb_load_files(const struct data_file *files, size_t n, char **why);
 void kb_free(struct kb *kb); /* accepts NULL */
 
-const struct rule *kb_rule(const struct kb *kb, const char *id_or_name);
+const struct rule *kb_rule(const struct kb *kb, const char *id_or_name); /* NULL kb: NULL */
 /* The library whose modules include the first component of qualname. */
 const struct kb_library *kb_library_for(const struct kb *kb, const char *qualname);
 /* The entry for a qualified name in lib: exact match first, then patterns. */

@@ -498,11 +498,9 @@ bool pyscan(struct pyscanner *ps, const struct source *src, struct scan_result *
 	return pyscan_in(ps, src, NULL, out, why);
 }
 
-bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pyscan_project *pp,
-	       struct scan_result *out, char **why)
+bool pyscan_parse(struct pyscanner *ps, const struct source *src, char **why)
 {
 	*why = NULL;
-	memset(out, 0, sizeof *out);
 	if (!pyparse(ps->fast, src->text, (uint32_t)src->len, &ps->tree)) {
 		/* A fresh parser each time: tree-sitter-python 0.23's external
 		 * scanner keeps "inside an f-string" from a file that ended in one,
@@ -522,6 +520,15 @@ bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pysc
 		pytree_from_ts(&ps->tree, ts_tree_root_node(tree));
 		ts_tree_delete(tree);
 	}
+	return true;
+}
+
+bool pyscan_in(struct pyscanner *ps, const struct source *src, const struct pyscan_project *pp,
+	       struct scan_result *out, char **why)
+{
+	memset(out, 0, sizeof *out);
+	if (!pyscan_parse(ps, src, why))
+		return false;
 	PNode root = pn_root(&ps->tree);
 	struct ctx c = {.ps = ps, .kb = ps->kb, .src = src, .text = src->text, .out = out};
 	/* Up to three passes: each may type parameters from what the last one

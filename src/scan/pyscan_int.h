@@ -149,6 +149,10 @@ void commit_return(struct ctx *c, int f);
 void visit_with_item(struct ctx *c, PNode item);
 void visit_named_expr(struct ctx *c, PNode n);
 
+/* Parses src into ps->tree (the fast parser, else tree-sitter). False with
+ * *why (owned) when the parser gave up (time limit). pt_clear the tree after. */
+bool pyscan_parse(struct pyscanner *ps, const struct source *src, char **why);
+
 /* rules_lib.c */
 void lib_visit_call(struct ctx *c, PNode call, PNode callee, PNode args);
 void lib_visit_import(struct ctx *c, PNode stmt);

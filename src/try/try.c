@@ -26,6 +26,7 @@
 #include "doctor/doctor.h"
 #include "gpu/gpuinfo.h"
 #include "gpu/sysinfo.h"
+#include "scan/imports.h"
 #include "scan/kb.h"
 #include "scan/scan.h"
 #include "scratch.h"
@@ -534,59 +535,111 @@ static void on_file(void *ctx, const struct scan_file *sf)
 	json_array_append_new(sc->files, json_pack("{s:s, s:o}", "path", p, "findings", f));
 }
 
-/* The project modules a script imports (one level of `import X` / `from X
- * import`, and relative imports), found by name beside it. */
+/* The file (relative to the project) that module names, if the project has
+ * it: a.b.c as here/a/b/c.py or here/a/b/c/__init__.py (here: the importing
+ * file's folder, then the project's root), or NULL. Owned. */
+static char *module_file(const char *dir, const char *here, const char *module)
+{
+	char *rel = xstrdup(module);
+	for (char *p = rel; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	char *found = NULL;
+	const char *roots[2] = {here, ""};
+	for (int r = 0; r < 2 && !found; r++) {
+		if (r == 1 && !*here)
+			break;
+		for (int k = 0; k < 2 && !found; k++) {
+			char *cand = xasprintf("%s%s%s%s", roots[r], *roots[r] ? "/" : "", rel,
+					       k ? "/__init__.py" : ".py");
+			char *full = xasprintf("%s/%s", dir, cand);
+			struct stat st;
+			if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+				found = cand;
+			else
+				free(cand);
+			free(full);
+		}
+	}
+	free(rel);
+	return found;
+}
+
+/* The project files an import reads, appended to out (unseen ones only):
+ * the module it names and, for `from pkg import mod`, pkg/mod.py; relative
+ * imports from the importing file's folder and its parents. */
+static void import_files(const char *dir, const char *file, const struct py_import *im, struct ptrvec *found)
+{
+	char *here = xstrdup(file);
+	char *slash = strrchr(here, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		here[0] = '\0';
+	const char *m = im->module;
+	if (*m == '.') {
+		m++; /* one dot: this folder; each further dot: one up */
+		for (; *m == '.'; m++) {
+			char *up = strrchr(here, '/');
+			if (up)
+				*up = '\0';
+			else
+				here[0] = '\0';
+		}
+	}
+	char *names[2] = {NULL, NULL};
+	if (*m)
+		names[0] = xstrdup(m);
+	if (im->name && strcmp(im->name, "*") != 0)
+		names[1] = *m ? xasprintf("%s.%s", m, im->name) : xstrdup(im->name);
+	for (int i = 0; i < 2; i++) {
+		char *f = names[i] ? module_file(dir, here, names[i]) : NULL;
+		/* `import a.b` reads a/__init__.py too, but a top module alone is what matters here */
+		if (!f && names[i] && im->module[0] != '.' && strchr(names[i], '.')) {
+			char *top = xstrndup(names[i], strcspn(names[i], "."));
+			f = module_file(dir, here, top);
+			free(top);
+		}
+		if (f)
+			ptrvec_push(found, f);
+		free(names[i]);
+	}
+	free(here);
+}
+
+/* The project modules file (relative to the project) imports, directly or
+ * through each other, appended to out unless already there (at most 200):
+ * read with the Python parser (scan/imports.h), so every import form counts. */
 static void local_imports(const char *dir, const char *file, struct ptrvec *out, int depth)
 {
-	struct buf b = {0};
-	char *why = NULL;
 	char *path = xasprintf("%s/%s", dir, file);
-	bool ok = read_file(path, 16u << 20, &b, &why);
+	struct py_imports ims = {0};
+	char *why = NULL;
+	bool ok = py_imports_of_file(path, &ims, &why);
 	free(path);
 	free(why);
-	if (!ok || !b.data) {
-		buf_free(&b);
+	if (!ok) {
+		py_imports_free(&ims);
 		return;
 	}
-	char *sub = xstrdup(file);
-	char *slash = strrchr(sub, '/');
-	const char *here = slash ? (*slash = '\0', sub) : "";
-	for (char *line = b.data; line && *line; ) {
-		char *end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		while (*line == ' ' || *line == '\t')
-			line++;
-		char mod[256] = "";
-		if (sscanf(line, "import %255[A-Za-z0-9_.]", mod) == 1 || sscanf(line, "from %255[A-Za-z0-9_.] import", mod) == 1) {
-			const char *m = mod;
-			while (*m == '.')
-				m++;
-			char first[256];
-			snprintf(first, sizeof first, "%.*s", (int)strcspn(m, "."), m);
-			if (*first) {
-				char *cands[2] = {*here ? xasprintf("%s/%s.py", here, first) : xasprintf("%s.py", first),
-						  *here ? xasprintf("%s/%s/__init__.py", here, first)
-							: xasprintf("%s/__init__.py", first)};
-				for (int k = 0; k < 2; k++) {
-					char *full = xasprintf("%s/%s", dir, cands[k]);
-					bool seen = false;
-					for (size_t i = 0; i < out->len; i++)
-						seen |= strcmp(out->items[i], cands[k]) == 0;
-					if (!seen && access(full, R_OK) == 0 && out->len < 200) {
-						ptrvec_push(out, xstrdup(cands[k]));
-						if (depth < 8)
-							local_imports(dir, cands[k], out, depth + 1);
-					}
-					free(full);
-					free(cands[k]);
-				}
+	for (size_t i = 0; i < ims.n; i++) {
+		struct ptrvec found = {0};
+		import_files(dir, file, &ims.items[i], &found);
+		for (size_t k = 0; k < found.len; k++) {
+			bool seen = strcmp(found.items[k], file) == 0;
+			for (size_t j = 0; j < out->len && !seen; j++)
+				seen = strcmp(out->items[j], found.items[k]) == 0;
+			if (!seen && out->len < 200) {
+				ptrvec_push(out, found.items[k]);
+				if (depth < 8)
+					local_imports(dir, found.items[k], out, depth + 1);
+			} else {
+				free(found.items[k]);
 			}
 		}
-		line = end ? end + 1 : NULL;
+		ptrvec_free(&found);
 	}
-	free(sub);
-	buf_free(&b);
+	py_imports_free(&ims);
 }
 
 /* The script a candidate command runs (`python X.py`), or NULL. Owned. */
@@ -673,8 +726,10 @@ static bool step_scan(struct session *s)
 	return save(s, "scan.json", doc);
 }
 
-/* Does the scan of file (relative) show GPU code (a GPU framework, GPU anti-patterns)? */
-static bool scan_says_gpu(const struct session *s, const char *file)
+/* The scan's evidence that file (relative) holds GPU code: its first
+ * finding of a GPU framework or a GPU anti-pattern, as "GPU501 at x.py:4",
+ * or NULL. Owned. */
+static char *scan_gpu_evidence(const struct session *s, const char *file)
 {
 	size_t i;
 	json_t *f;
@@ -688,57 +743,69 @@ static bool scan_says_gpu(const struct session *s, const char *file)
 			const char *cat = json_string_value(json_object_get(x, "category"));
 			const char *rule = json_string_value(json_object_get(x, "rule"));
 			if ((cat && strcmp(cat, "gpu-native-framework") == 0) || (rule && strncmp(rule, "GPU6", 4) == 0))
-				return true;
+				return xasprintf("scan finds %s at %s:%lld", rule ? rule : "GPU code", p,
+						 (long long)json_integer_value(json_object_get(x, "line")));
 		}
 	}
-	return false;
+	return NULL;
 }
 
-/* Does file (relative to the project), or a project module it imports,
- * import one of try.json's gpu_modules? */
-static bool imports_gpu(const struct session *s, const char *file)
+/* Whether the command's script runs GPU code, and why, in one sentence
+ * (*why, owned): the first import of one of try.json's gpu_modules in the
+ * script or a project module it imports (any import form: the parser reads
+ * them), else the scan's evidence, else what was looked at. */
+static bool gpu_code(const struct session *s, const char *file, char **why)
 {
-	if (!file)
+	if (!file) {
+		*why = xstrdup("the command runs no Python script that gpuopt can read, so it is taken for CPU code");
 		return false;
+	}
 	struct ptrvec files = {0};
 	ptrvec_push(&files, xstrdup(file));
 	local_imports(s->c.dir, file, &files, 0);
 	json_t *mods = json_object_get(s->data, "gpu_modules");
-	bool gpu = false;
-	for (size_t f = 0; f < files.len && !gpu; f++) {
+	char *found = NULL;
+	for (size_t f = 0; f < files.len && !found; f++) {
 		char *path = xasprintf("%s/%s", s->c.dir, (char *)files.items[f]);
-		struct buf b = {0};
-		char *why = NULL;
-		if (read_file(path, 16u << 20, &b, &why) && b.data) {
-			for (char *line = b.data; line && *line && !gpu; ) {
-				char *end = strchr(line, '\n');
-				if (end)
-					*end = '\0';
-				while (*line == ' ' || *line == '\t')
-					line++;
-				char mod[256] = "";
-				if (sscanf(line, "import %255[A-Za-z0-9_.]", mod) == 1 ||
-				    sscanf(line, "from %255[A-Za-z0-9_.] import", mod) == 1) {
-					size_t i;
-					json_t *m;
-					json_array_foreach(mods, i, m) {
-						const char *g = json_string_value(m);
-						size_t n = g ? strlen(g) : 0;
-						if (n && strncmp(mod, g, n) == 0 && (mod[n] == '\0' || mod[n] == '.'))
-							gpu = true;
-					}
+		struct py_imports ims = {0};
+		char *err = NULL;
+		if (py_imports_of_file(path, &ims, &err)) {
+			for (size_t i = 0; i < ims.n && !found; i++) {
+				size_t k;
+				json_t *m;
+				json_array_foreach(mods, k, m) {
+					const char *g = json_string_value(m);
+					if (!g || !py_import_is(&ims.items[i], g))
+						continue;
+					/* files[0] is the script; the others are the project modules it reads */
+					found = f ? xasprintf("%s:%u imports %s (%s imports that module)", (char *)files.items[f],
+							      ims.items[i].line, g, file)
+						  : xasprintf("%s:%u imports %s", file, ims.items[i].line, g);
+					break;
 				}
-				line = end ? end + 1 : NULL;
 			}
 		}
-		free(why);
-		buf_free(&b);
+		free(err);
+		py_imports_free(&ims);
 		free(path);
 	}
+	size_t nfiles = files.len;
 	for (size_t f = 0; f < files.len; f++)
 		free(files.items[f]);
 	ptrvec_free(&files);
-	return gpu;
+	if (found) {
+		*why = found;
+		return true;
+	}
+	char *ev = scan_gpu_evidence(s, file);
+	if (ev) {
+		*why = ev;
+		return true;
+	}
+	*why = nfiles > 1 ? xasprintf("neither %s nor the %zu project module%s it imports import%s a GPU library", file,
+				      nfiles - 1, nfiles == 2 ? "" : "s", nfiles == 2 ? "s" : "")
+			  : xasprintf("%s imports no GPU library", file);
+	return false;
 }
 
 /* ---- the baseline ---- */
@@ -880,6 +947,7 @@ struct cand {
 	bool applies_missing; /* an accelerator that applies but is not installed */
 	char *install;
 	bool gpu;
+	char *gpu_why;       /* why it is (or is not) taken for GPU code, or NULL */
 };
 
 static void cand_free(struct cand *c)
@@ -889,6 +957,7 @@ static void cand_free(struct cand *c)
 	free(c->run);
 	free(c->observe);
 	free(c->install);
+	free(c->gpu_why);
 }
 
 /* Is module importable by the contract's Python (without importing it)? */
@@ -958,6 +1027,7 @@ static size_t list_candidates(struct session *s, struct cand **out)
 		c->kind = xstrdup("accelerator");
 		c->accel = a;
 		c->gpu = true;
+		c->gpu_why = xasprintf("the accelerator mode %s runs the baseline's calls on the GPU", id);
 		c->run = expand(s, json_string_value(json_object_get(a, "run")));
 		c->observe = expand(s, json_string_value(json_object_get(a, "observe")));
 		if (!module_installed(s, json_string_value(json_object_get(a, "module")))) {
@@ -972,7 +1042,7 @@ static size_t list_candidates(struct session *s, struct cand **out)
 		c->run = xstrdup(s->c.cands[k].command);
 		c->observe = xstrdup(s->c.cands[k].command);
 		char *sc = script_of(c->run);
-		c->gpu = scan_says_gpu(s, sc) || imports_gpu(s, sc);
+		c->gpu = gpu_code(s, sc, &c->gpu_why);
 		free(sc);
 	}
 	*out = cs;
@@ -1370,8 +1440,8 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 		/* done in an earlier run */
 	} else {
 		json_decref(doc);
-		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:b}", "index", index, "name", c->name, "kind", c->kind,
-				"command", c->run, "observe_command", c->observe, "gpu", c->gpu);
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:b, s:s?}", "index", index, "name", c->name, "kind", c->kind,
+				"command", c->run, "observe_command", c->observe, "gpu", c->gpu, "gpu_why", c->gpu_why);
 		struct verdict_in in = {.available = !c->applies_missing, .install = c->install, .gpu = c->gpu,
 					.min_effect = s->c.min_effect, .no_gpu_here = !s->gpu};
 		char *crash = NULL, *mismatch = NULL;
@@ -1380,6 +1450,8 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 			json_object_set_new(doc, "install", json_string(c->install));
 		} else {
 			/* 1. run it once, observed */
+			if (c->gpu_why)
+				say(s, "%s: %s code: %s", c->name, c->gpu ? "GPU" : "CPU", c->gpu_why);
 			say(s, "%s: %s", c->name, c->observe);
 			char *dname = xasprintf("candidate-%d", index);
 			struct scratch sc;

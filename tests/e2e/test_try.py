@@ -290,3 +290,60 @@ def test_installed_accelerators_without_a_gpu(tmp_path):
     assert c["fallbacks"]["count"] >= 3 and c["fallbacks"]["gpu_calls"] == 0
     assert c["fallbacks"]["items"][0]["what"].startswith("pandas.")
     assert c["verify"][0]["result"] == "pass" and "bench" not in c
+
+
+GPU_FORMS = {
+    # the import forms real scripts use, each making the candidate GPU code
+    "one_line.py": ("import sys, numpy as np, cupy as cp\n", "one_line.py:1 imports cupy"),
+    "from_import.py": ("import numpy as np\nfrom cupy import asarray, asnumpy\n", "from_import.py:2 imports cupy"),
+    "numba_cuda.py": ("import numpy as np\nfrom numba import cuda\n", "numba_cuda.py:2 imports numba.cuda"),
+    "in_function.py": ("import numpy as np\n\ndef main():\n    import torch\n", "in_function.py:4 imports torch"),
+    "guarded.py": ("try:\n    import jax.numpy as jnp\nexcept ImportError:\n    jnp = None\n",
+                   "guarded.py:2 imports jax"),
+    "dynamic.py": ("import importlib\nxp = importlib.import_module('cupy')\n", "dynamic.py:2 imports cupy"),
+    "via_helper.py": ("import numpy as np\nfrom lib import kernels\n",
+                      "lib/kernels.py:3 imports cupy (via_helper.py imports that module)"),
+    "relative.py": ("import numpy as np\nfrom .lib.kernels import run\n",
+                    "lib/kernels.py:3 imports cupy (relative.py imports that module)"),
+}
+CPU_FORMS = {
+    # numba without its cuda, a name that only starts like a GPU module, a docstring, a comment
+    "cpu_numba.py": ("import numba\nfrom numba import njit\n", "cpu_numba.py imports no GPU library"),
+    "cupyish.py": ("import numpy as np\nimport cupyx_like_but_not\n'''import cupy'''\n# import torch\n",
+                   "cupyish.py imports no GPU library"),
+    "cpu_helper.py": ("from lib import plain\n",
+                      "neither cpu_helper.py nor the 2 project modules it imports import a GPU library"),
+}
+
+
+def test_which_candidates_are_gpu_code_and_why(tmp_path):
+    """Whether a candidate runs GPU code is read with the Python parser: every
+    import form counts (several modules on one line, from-imports, imports in
+    functions or try blocks, importlib, project modules it imports), and the
+    results say why it was or was not taken for GPU code. Here (no GPU, no
+    CuPy) the GPU ones are not benchmarked; the CPU ones are."""
+    d = tmp_path / "p"
+    (d / "lib").mkdir(parents=True)
+    (d / "lib" / "__init__.py").write_text("")
+    (d / "lib" / "kernels.py").write_text("import numpy as np\n\nimport cupy\n")
+    (d / "lib" / "plain.py").write_text("import numpy as np\n")
+    save = "import numpy as np\nnp.save('out.npy', np.arange(4.0))\n"
+    (d / "base.py").write_text(save)
+    cands = []
+    for name, (head, _) in {**GPU_FORMS, **CPU_FORMS}.items():
+        body = head + save if name in CPU_FORMS else head
+        (d / name).write_text(body)
+        cands.append(f'{{name = "{name}", command = "{PY} {name}"}}')
+    (d / "gpuopt.toml").write_text(f'baseline = "{PY} base.py"\noutputs = ["out.npy"]\naccelerators = "none"\n'
+                                   f'candidates = [{", ".join(cands)}]\nmin_runs = 3\nmax_time = 1\n')
+    r = run("try", cwd=d, timeout=300)
+    got = {}
+    for f in sorted((d / "gpuopt-try").glob("candidate-*.json")):
+        c = json.loads(f.read_text())
+        got[c["name"]] = (c["gpu"], c["gpu_why"])
+    for name, (_, why) in GPU_FORMS.items():
+        assert got[name] == (True, why), (name, got[name])
+        assert f"{name}: GPU code: {why}" in r.err, r
+    for name, (_, why) in CPU_FORMS.items():
+        assert got[name] == (False, why), (name, got[name])
+        assert f"{name}: CPU code: {why}" in r.err, r

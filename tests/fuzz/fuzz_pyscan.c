@@ -1,6 +1,6 @@
 /* fuzz_pyscan: any bytes as a .py file — decoding, parsing, scanning (the
- * flow model too, whatever the input imports) and the reports must neither
- * crash nor leak. Set-up (the knowledge, the scanner) happens once; each
+ * flow model too, whatever the input imports), the reports and the import
+ * reader (scan/imports.h) must neither crash nor leak. Set-up (the knowledge, the scanner) happens once; each
  * input frees what it allocates (pyscan makes its tree-sitter parser per
  * file), so libFuzzer's per-input leak check, a scan of the whole heap, runs
  * only on a real imbalance. Inputs are cut at MAX_INPUT bytes (run it with
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "scan/imports.h"
 #include "scan/kb.h"
 #include "scan/pyscan.h"
 #include "scan/report.h"
@@ -60,8 +61,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	} else {
 		free(why);
+		why = NULL;
 	}
 	scan_result_free(&sf.res);
+	/* the import reader over the same text (gpuopt try's GPU and module
+	 * questions): every import names a module and a line inside the text */
+	struct py_imports ims = {0};
+	if (pyscan_imports(ps, &src, &ims, &why)) {
+		uint32_t lines = 1;
+		for (size_t i = 0; i < src.len; i++)
+			lines += src.text[i] == '\n';
+		for (size_t i = 0; i < ims.n; i++) {
+			if (!ims.items[i].module || ims.items[i].line < 1 || ims.items[i].line > lines)
+				abort();
+			(void)py_import_is(&ims.items[i], "cupy");
+		}
+	} else {
+		free(why);
+	}
+	py_imports_free(&ims);
 	source_free(&src);
 	return 0;
 }
