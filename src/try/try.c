@@ -1420,6 +1420,30 @@ done:
 	return out;
 }
 
+/* The label of the traced line whose CUDA calls held the host longest
+ * (launches, copies, synchronizes: what a host-bound port spends its time
+ * on), or NULL. Borrowed from lines (the trace report's). */
+static const char *host_line(json_t *lines)
+{
+	const char *best = NULL;
+	json_int_t most = 0;
+	size_t i;
+	json_t *l;
+	json_array_foreach(lines, i, l) {
+		json_int_t ns = 0;
+		const char *op;
+		json_t *c;
+		json_object_foreach(json_object_get(l, "calls"), op, c)
+			if (strcmp(op, "alloc") != 0 && strcmp(op, "free") != 0)
+				ns += json_integer_value(json_object_get(c, "host_ns"));
+		if (ns > most) {
+			most = ns;
+			best = json_string_value(json_object_get(l, "label"));
+		}
+	}
+	return best;
+}
+
 static bool no_gpu_text(const char *t)
 {
 	static const char *const signs[] = {"no CUDA-capable device", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
@@ -1443,7 +1467,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:b, s:s?}", "index", index, "name", c->name, "kind", c->kind,
 				"command", c->run, "observe_command", c->observe, "gpu", c->gpu, "gpu_why", c->gpu_why);
 		struct verdict_in in = {.available = !c->applies_missing, .install = c->install, .gpu = c->gpu,
-					.min_effect = s->c.min_effect, .no_gpu_here = !s->gpu};
+					.min_effect = s->c.min_effect, .no_gpu_here = !s->gpu, .accel = c->accel != NULL};
 		char *crash = NULL, *mismatch = NULL;
 		if (c->applies_missing) {
 			say(s, "%s: applies, not installed", c->name);
@@ -1552,6 +1576,8 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 			json_t *budget = json_object_get(tr, "budget");
 			in.trace_wall_s = json_number_value(json_object_get(budget, "wall_s"));
 			in.gpu_window_s = (double)json_integer_value(json_object_get(budget, "gpu_phase_ns")) / 1e9;
+			in.gpu_busy_s = (double)json_integer_value(json_object_get(budget, "gpu_busy_ns")) / 1e9;
+			in.host_line = host_line(json_object_get(tr, "lines"));
 			if (json_integer_value(json_object_get(budget, "kernels")) > 0)
 				in.gpu = true; /* the trace saw it run GPU work */
 			size_t k;
@@ -1562,7 +1588,8 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				double cost = json_number_value(json_object_get(f, "cost_s"));
 				waste[in.nwaste++] = (struct waste){json_string_value(json_object_get(f, "rule")),
 					json_string_value(json_object_get(f, "line")), json_string_value(json_object_get(f, "fix")),
-					in.trace_wall_s > 0 ? cost / in.trace_wall_s : 0};
+					in.trace_wall_s > 0 ? cost / in.trace_wall_s : 0,
+					json_number_value(json_object_get(f, "share"))};
 			}
 			/* most costly first */
 			for (size_t a = 1; a < in.nwaste; a++)

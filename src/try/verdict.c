@@ -23,11 +23,19 @@ static void fmt_time(char *out, size_t n, double s)
 		snprintf(out, n, "%.0f us", s * 1e6);
 }
 
+/* The factor a trace rule names (try.json's verdict.factors), else the algorithm. */
+static const char *rule_factor(json_t *t, const char *rule)
+{
+	const char *f = json_string_value(json_object_get(json_object_get(t, "factors"), rule ? rule : ""));
+	return f ? f : "the algorithm";
+}
+
 /* What limits a candidate that is not faster (or slower), with its evidence. */
 static void limiting_factor(const struct verdict_in *in, json_t *t, char **factor, struct buf *why)
 {
 	double small = threshold(t, "small_baseline_s", 1.0);
 	double fb_share = threshold(t, "fallback_share", 0.25);
+	double waste_share = threshold(t, "waste_share", 0.10);
 	size_t observed = in->fallbacks + in->gpu_calls;
 	if (in->fallbacks && observed && (double)in->fallbacks / (double)observed >= fb_share) {
 		*factor = xstrdup("unsupported-op fallback");
@@ -36,35 +44,43 @@ static void limiting_factor(const struct verdict_in *in, json_t *t, char **facto
 			buf_printf(why, " (most often %s)", in->fallback_top);
 		return;
 	}
-	if (in->nwaste && in->waste[0].share >= threshold(t, "waste_share", 0.10)) {
-		const struct waste *w = &in->waste[0];
-		const char *f = "the algorithm";
-		if (strstr(w->rule, "transfer") || strstr(w->rule, "roundtrip") || strstr(w->rule, "pageable"))
-			f = "transfers";
-		else if (strstr(w->rule, "launch"))
-			f = "launch granularity";
-		else if (strstr(w->rule, "memory"))
-			f = "memory pressure";
-		else if (strstr(w->rule, "fallback"))
-			f = "unsupported-op fallback";
-		else if (strstr(w->rule, "sync"))
-			f = "transfers";
-		*factor = xstrdup(f);
-		buf_printf(why, "the trace names %s%s%s costing %.0f%% of the run", w->rule, w->where ? " at " : "",
-			   w->where ? w->where : "", 100 * w->share);
-		if (w->fix)
-			buf_printf(why, "; %s", w->fix);
-		return;
-	}
-	double window = threshold(t, "gpu_window_share", 0.2);
-	if (in->gpu && in->traced && in->trace_wall_s > 0 && in->gpu_window_s < window * in->trace_wall_s) {
-		char w[32], g[32];
+	if (in->gpu && in->traced && in->gpu_window_s > 0) {
+		char w[32], g[32], b[32], busy[32];
 		fmt_time(w, sizeof w, in->trace_wall_s);
 		fmt_time(g, sizeof g, in->gpu_window_s);
-		*factor = xstrdup("problem size");
-		buf_printf(why, "its GPU work spans %s of its %s: the rest is start-up (imports, the CUDA context, "
-			   "library loads) and host work, which this problem is too small to win back; try a larger "
-			   "input, or keep this on the CPU", g, w);
+		fmt_time(b, sizeof b, in->base_median_s);
+		fmt_time(busy, sizeof busy, in->gpu_busy_s);
+		if (in->base_median_s > 0 && in->gpu_window_s < in->base_median_s) {
+			*factor = xstrdup("problem size");
+			buf_printf(why, "its GPU work takes %s, less than the baseline's %s, but the rest of its %s is "
+				   "start-up (imports, the CUDA context, library loads) and host work, which this problem "
+				   "is too small to win back; try a larger input, or keep this on the CPU", g, b, w);
+			return;
+		}
+		/* the time is inside the GPU phase: what the trace names there */
+		if (in->nwaste && in->waste[0].phase_share >= waste_share) {
+			const struct waste *x = &in->waste[0];
+			*factor = xstrdup(rule_factor(t, x->rule));
+			buf_printf(why, "the trace names %s%s%s costing %.0f%% of its %s GPU phase (the GPU busy %s of it)",
+				   x->rule, x->where ? " at " : "", x->where ? x->where : "", 100 * x->phase_share, g, busy);
+			if (x->fix)
+				buf_printf(why, "; %s", x->fix);
+			return;
+		}
+		double idle = 1 - in->gpu_busy_s / in->gpu_window_s;
+		if (idle >= threshold(t, "host_bound_idle_share", 0.5)) {
+			*factor = xstrdup("launch granularity");
+			buf_printf(why, "the GPU sat idle %.0f%% of its %s GPU phase (busy %s): the host drives it one "
+				   "small step at a time", 100 * idle, g, busy);
+			if (in->host_line)
+				buf_printf(why, ", most of all from %s", in->host_line);
+			buf_puts(why, "; give each call more work (batch, fuse, vectorize the loop), or capture the "
+				      "loop in a CUDA graph");
+			return;
+		}
+		*factor = xstrdup("the algorithm");
+		buf_printf(why, "the GPU was busy %s of its %s GPU phase and no transfer, fallback or launch cost "
+			   "explains the time: the computation itself does not gain on this device", busy, g);
 		return;
 	}
 	if (in->gpu && !in->traced && in->base_median_s > 0 && in->base_median_s < small) {
@@ -159,15 +175,21 @@ void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *
 		out->reason = buf_steal(&why);
 		return;
 	}
-	/* faster: keep, unless named waste costs too much */
+	/* faster: keep, unless named waste costs too much of the end-to-end
+	 * time (the user's own: an accelerator's waste is its library's) */
 	double waste_share = threshold(t, "waste_share", 0.10);
 	size_t observed = in->fallbacks + in->gpu_calls;
-	if (in->nwaste && in->waste[0].share >= waste_share) {
+	const struct waste *top = NULL;
+	for (size_t i = 0; i < in->nwaste; i++)
+		if (!top || in->waste[i].share > top->share)
+			top = &in->waste[i];
+	if (top && top->share >= waste_share && !in->accel) {
 		out->verdict = TRY_REVISE;
-		limiting_factor(in, t, &out->factor, &why);
-		char *ev = buf_steal(&why);
-		buf_printf(&why, "faster, %s, but %s", speed, ev);
-		free(ev);
+		out->factor = xstrdup(rule_factor(t, top->rule));
+		buf_printf(&why, "faster, %s, but the trace names %s%s%s costing %.0f%% of the run", speed, top->rule,
+			   top->where ? " at " : "", top->where ? top->where : "", 100 * top->share);
+		if (top->fix)
+			buf_printf(&why, "; %s", top->fix);
 		out->reason = buf_steal(&why);
 		return;
 	}
@@ -186,5 +208,8 @@ void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *
 		buf_printf(&why, "; %zu call%s fell back to the CPU", in->fallbacks, in->fallbacks == 1 ? "" : "s");
 	if (in->gpu && !in->traced)
 		buf_puts(&why, "; not traced (no GPU trace was taken)");
+	if (top && top->share >= waste_share && in->accel)
+		buf_printf(&why, "; the trace names %s%s%s costing %.0f%% of the run, inside the accelerated library",
+			   top->rule, top->where ? " at " : "", top->where ? top->where : "", 100 * top->share);
 	out->reason = buf_steal(&why);
 }
