@@ -267,6 +267,12 @@ static void build_lines(struct ctx *c)
 				for (int h = 0; h < HK_COUNT; h++)
 					add_copy(&l->copy[d][h], &st->copy[d][h]);
 			add_copy(&l->memset, &st->memset);
+			for (int d = 0; d < DIR_COUNT; d++)
+				add_copy(&l->copy_calls[d], &st->copy_calls[d]);
+			l->drained_n += st->drained_n;
+			l->drained_ns += st->drained_ns;
+			l->has_calls |= st->has_calls;
+			l->estimated |= p->sampled_launches > 0;
 		}
 		for (size_t k = 0; k < p->ngaps; k++) {
 			const struct trace_gap *g = &p->gaps[k];
@@ -588,20 +594,49 @@ static uint64_t gaps_after(const struct ctx *c, size_t line, unsigned op_mask)
 	return ns;
 }
 
+/* The GPU idle after line's calls of the ops in mask drained it: as the
+ * API callbacks measured it on the host, for every call (exact, sampled or
+ * not), where the tracer wrote it; else the host-wait gaps of the records. */
+static uint64_t idle_after(const struct ctx *c, size_t line, unsigned op_mask)
+{
+	const struct trace_line *l = &c->r->lines[line];
+	return l->has_calls ? l->drained_ns : gaps_after(c, line, op_mask);
+}
+
+/* "8 B", or "about 6 B" when the copies' sizes differ (or are estimated). */
+static char *fmt_each(uint64_t bytes, uint64_t n, bool exact)
+{
+	uint64_t each = (bytes + n / 2) / n;
+	char *b = trace_fmt_bytes(each);
+	if (exact && each * n == bytes)
+		return b;
+	char *s = xasprintf("about %s", b);
+	free(b);
+	return s;
+}
+
 static void rule_roundtrip(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->nlines; i++) {
 		const struct trace_line *l = &c->r->lines[i];
 		uint64_t n, bytes, sync;
 		uint64_t copy_ns = d2h_small(l, &n, &bytes, &sync);
+		/* counts and sizes from the callbacks (every call) where they read them */
+		bool exact = !l->estimated;
+		if (l->copy_calls[DIR_D2H].n) {
+			n = l->copy_calls[DIR_D2H].n;
+			bytes = l->copy_calls[DIR_D2H].bytes;
+			exact = true;
+		}
 		if (n < th(c, TH_ROUNDTRIP_MIN_COUNT) || (double)bytes / (double)n > th(c, TH_ROUNDTRIP_MAX_BYTES))
 			continue;
-		uint64_t idle = gaps_after(c, i, 1u << OP_MEMCPY | 1u << OP_SYNC);
+		uint64_t idle = idle_after(c, i, 1u << OP_MEMCPY | 1u << OP_SYNC);
 		double cost = (double)(idle + copy_ns);
 		if (!matters(c, cost))
 			continue;
 		c->roundtrip_line[i] = true;
-		char *count = xasprintf("%llu", (unsigned long long)n), *each = trace_fmt_bytes(bytes / n);
+		char *count = xasprintf("%s%llu", exact ? "" : "about ", (unsigned long long)n);
+		char *each = fmt_each(bytes, n, exact);
 		char *idle_s = trace_fmt_ns(idle), *host = trace_fmt_ns(l->api_ns[OP_MEMCPY] + l->api_ns[OP_SYNC]);
 		const char *kv[] = {"site", l->label, "count", count, "each", each, "idle_s", idle_s,
 				    "host_s", host, NULL};
@@ -626,7 +661,8 @@ static void rule_sync(struct ctx *c)
 			top_n = l->api_n[OP_SYNC];
 			top = i;
 		}
-		idle += gaps_after(c, i, 1u << OP_SYNC);
+		if (l->api_n[OP_SYNC])
+			idle += idle_after(c, i, 1u << OP_SYNC);
 	}
 	if (count < th(c, TH_SYNC_MIN_COUNT) || !matters(c, (double)idle))
 		return;

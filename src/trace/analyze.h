@@ -27,6 +27,12 @@ struct trace_line {
 	uint64_t idle_before_ns;           /* ... that its calls ended */
 	uint64_t gpu_ns;                   /* kernels + copies + memsets it caused */
 	uint64_t cost_ns;                  /* sort key: max(host time in its calls, gpu_ns) */
+	/* from the API callbacks, every call (trace_site_stats): exact where
+	 * the records above are sampled estimates */
+	struct trace_copy copy_calls[DIR_COUNT];
+	uint64_t drained_n, drained_ns;    /* GPU idle after its calls drained the queue */
+	bool has_calls;
+	bool estimated;                    /* its record figures are scaled from a sample */
 };
 
 struct trace_budget {

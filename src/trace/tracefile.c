@@ -354,6 +354,26 @@ static bool parse_tables(struct ctx *c, json_t *o, struct trace_process *p)
 		if (!row_u64(c, json_object_get(r, "memset"), 3, v, "site_stats"))
 			return false;
 		s->memset = (struct trace_copy){v[0], v[1], v[2], 0};
+		/* what the callbacks saw of every call (tracers before them: none) */
+		json_t *cc = json_object_get(r, "copy_calls");
+		if (cc && !json_is_array(cc))
+			return bad(c, "%s: %s", "a site's 'copy_calls' is not an array");
+		for (size_t k = 0; k < json_array_size(cc); k++) {
+			if (!row_u64(c, json_array_get(cc, k), 4, v, "site_stats"))
+				return false;
+			if (v[0] >= DIR_COUNT)
+				return bad(c, "%s: %s", "a copy call's direction is unknown");
+			s->copy_calls[v[0]] = (struct trace_copy){v[1], v[2], v[3], 0};
+			s->has_calls = true;
+		}
+		json_t *dr = json_object_get(r, "drained");
+		if (dr) {
+			if (!row_u64(c, dr, 2, v, "site_stats"))
+				return false;
+			s->drained_n = v[0];
+			s->drained_ns = v[1];
+			s->has_calls = true;
+		}
 	}
 	if (!(a = get_array(c, o, "kernels")))
 		return false;

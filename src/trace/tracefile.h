@@ -44,6 +44,13 @@ struct trace_site_stats {
 	uint64_t kernels, kernel_ns, kernel_short;
 	struct trace_copy copy[DIR_COUNT][HK_COUNT];
 	struct trace_copy memset;
+	/* From the API callbacks, every call (exact where the records are
+	 * sampled): copy calls by direction (n, bytes, host ns), and the GPU
+	 * idle after a call of this site drained its queue until the thread's
+	 * next call (host clock). has_calls: the tracer wrote them. */
+	struct trace_copy copy_calls[DIR_COUNT];
+	uint64_t drained_n, drained_ns;
+	bool has_calls;
 };
 
 struct trace_kernel {

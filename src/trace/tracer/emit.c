@@ -172,7 +172,7 @@ static void emit_site_stats(FILE *f)
 	uint64_t run_kernels = recorded_kernels(), run_kernel_ns = recorded_kernel_ns();
 	for (uint32_t i = 0; i < t.nsites; i++) {
 		const struct site_stats *s = &t.stats[i];
-		int any = s->kernel.n || s->memset.n;
+		int any = s->kernel.n || s->memset.n || s->drained.n;
 		for (int op = 1; op < OP_COUNT; op++)
 			any |= s->api[op].n != 0;
 		for (int d = 0; d < DIR_COUNT; d++)
@@ -231,8 +231,21 @@ static void emit_site_stats(FILE *f)
 					scaled(c->ns, cs->ns, wc), scaled(c->sync, cs->sync, wc));
 				fc = 0;
 			}
-		fprintf(f, "],\"memset\":[%llu,%llu,%llu]}", scaled(s->memset.n, s->memset_s.n, wm),
+		fprintf(f, "],\"memset\":[%llu,%llu,%llu]", scaled(s->memset.n, s->memset_s.n, wm),
 			scaled(s->memset.bytes, s->memset_s.bytes, wm), scaled(s->memset.ns, s->memset_s.ns, wm));
+		/* what the callbacks saw of every call: exact, sampled or not */
+		fputs(",\"copy_calls\":[", f);
+		fc = 1;
+		for (int d = 0; d < DIR_COUNT; d++) {
+			const struct copystat *c = &s->copy_calls[d];
+			if (!c->n)
+				continue;
+			fprintf(f, "%s[%d,%llu,%llu,%llu]", fc ? "" : ",", d, (unsigned long long)c->n,
+				(unsigned long long)c->bytes, (unsigned long long)c->ns);
+			fc = 0;
+		}
+		fprintf(f, "],\"drained\":[%llu,%llu]}", (unsigned long long)s->drained.n,
+			(unsigned long long)s->drained.ns);
 	}
 	fputs("]", f);
 }

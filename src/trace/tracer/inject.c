@@ -76,6 +76,8 @@ static __typeof__(cuptiActivityDisable) *p_cuptiActivityDisable;
 static __typeof__(cuptiActivitySetAttribute) *p_cuptiActivitySetAttribute;
 
 static uint8_t runtime_op[API_MAX], driver_op[API_MAX];
+/* copy calls that return before the copy ends ("...Async"): they do not drain the queue */
+static uint8_t runtime_async[API_MAX], driver_async[API_MAX];
 static uint64_t (*clock_now)(void) = now_ns;
 
 static uint64_t cupti_clock(void)
@@ -669,6 +671,126 @@ static void phase_mark_locked(void)
 	m->phase = phase_now_locked();
 }
 
+/* ---- copy calls, read from their parameters ---- */
+
+static CUresult (*p_cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+
+/* Host or device memory, as the driver says (unified addressing): memory
+ * it does not know (plain malloc'd, pageable) is host memory. */
+static int on_device(const void *ptr)
+{
+	if (!p_cuPointerGetAttribute)
+		return -1;
+	unsigned int type = 0;
+	tls.busy++;
+	CUresult r = p_cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr);
+	tls.busy--;
+	if (r != CUDA_SUCCESS)
+		return 0;
+	return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY;
+}
+
+static enum trace_dir unified_dir(const void *dst, const void *src)
+{
+	int d = on_device(dst), s = on_device(src);
+	if (d < 0 || s < 0)
+		return DIR_OTHER;
+	return s && d ? DIR_D2D : s ? DIR_D2H : d ? DIR_H2D : DIR_OTHER;
+}
+
+static enum trace_dir runtime_kind_dir(enum cudaMemcpyKind kind, const void *dst, const void *src)
+{
+	switch (kind) {
+	case cudaMemcpyHostToDevice:
+		return DIR_H2D;
+	case cudaMemcpyDeviceToHost:
+		return DIR_D2H;
+	case cudaMemcpyDeviceToDevice:
+		return DIR_D2D;
+	case cudaMemcpyDefault:
+		return unified_dir(dst, src);
+	default:
+		return DIR_OTHER;
+	}
+}
+
+enum trace_dir tracer_copy_call(int runtime, uint32_t cbid, const void *params, uint64_t *bytes)
+{
+	*bytes = 0;
+	if (!params)
+		return DIR_OTHER;
+	if (runtime) {
+		switch (cbid) {
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+			const cudaMemcpy_v3020_params *p = params;
+			*bytes = p->count;
+			return runtime_kind_dir(p->kind, p->dst, p->src);
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+			const cudaMemcpyAsync_v3020_params *p = params;
+			*bytes = p->count;
+			return runtime_kind_dir(p->kind, p->dst, p->src);
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
+			const cudaMemcpy2D_v3020_params *p = params;
+			*bytes = (uint64_t)p->width * p->height;
+			return runtime_kind_dir(p->kind, p->dst, p->src);
+		}
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+			const cudaMemcpy2DAsync_v3020_params *p = params;
+			*bytes = (uint64_t)p->width * p->height;
+			return runtime_kind_dir(p->kind, p->dst, p->src);
+		}
+		default:
+			return DIR_OTHER;
+		}
+	}
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+		*bytes = ((const cuMemcpyDtoH_v2_params *)params)->ByteCount;
+		return DIR_D2H;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
+		*bytes = ((const cuMemcpyDtoHAsync_v2_params *)params)->ByteCount;
+		return DIR_D2H;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds:
+		*bytes = ((const cuMemcpyHtoD_v2_params *)params)->ByteCount;
+		return DIR_H2D;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
+		*bytes = ((const cuMemcpyHtoDAsync_v2_params *)params)->ByteCount;
+		return DIR_H2D;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds:
+		*bytes = ((const cuMemcpyDtoD_v2_params *)params)->ByteCount;
+		return DIR_D2D;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
+		*bytes = ((const cuMemcpyDtoDAsync_v2_params *)params)->ByteCount;
+		return DIR_D2D;
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
+		const cuMemcpy_params *p = params;
+		*bytes = p->ByteCount;
+		return unified_dir((const void *)(uintptr_t)p->dst, (const void *)(uintptr_t)p->src);
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
+		const cuMemcpyAsync_params *p = params;
+		*bytes = p->ByteCount;
+		return unified_dir((const void *)(uintptr_t)p->dst, (const void *)(uintptr_t)p->src);
+	}
+	default:
+		return DIR_OTHER;
+	}
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
@@ -707,6 +829,13 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 		pthread_mutex_lock(&t.lock);
 		uint32_t site = site_current_locked();
 		uint64_t now = clock_now();
+		/* work for a GPU this thread drained: it sat idle since */
+		if (tls.drained_at && (op == OP_LAUNCH || op == OP_MEMCPY || op == OP_MEMSET)) {
+			struct cnt *d = &t.stats[tls.drained_site].drained;
+			d->n++;
+			d->ns += now > tls.drained_at ? now - tls.drained_at : 0;
+			tls.drained_at = 0;
+		}
 		if (cb->correlationData)
 			*cb->correlationData = now;
 		struct ring_entry *e = &t.ring[corr % RING];
@@ -738,6 +867,21 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	struct site_stats *s = &t.stats[site];
 	s->api[op].n++;
 	s->api[op].ns += dur;
+	int drains = op == OP_SYNC;
+	if (op == OP_MEMCPY) {
+		uint64_t bytes;
+		enum trace_dir dir = tracer_copy_call(runtime, cbid, cb->functionParams, &bytes);
+		struct copystat *c = &s->copy_calls[dir];
+		c->n++;
+		c->bytes += bytes;
+		c->ns += dur;
+		drains = dir == DIR_D2H && !(runtime ? runtime_async : driver_async)[cbid];
+	}
+	/* the first call that left the GPU nothing to do counts the idle time */
+	if (drains && !tls.drained_at) {
+		tls.drained_at = now;
+		tls.drained_site = site;
+	}
 	if (op == OP_LAUNCH)
 		t.launches++;
 	if (e->corr == corr && (e->phase & PHASE_SAMPLED)) {
@@ -1463,12 +1607,21 @@ int InitializeInjection(void)
 		for (CUpti_CallbackId id = 1; id < API_MAX; id++) {
 			if (t.runtime_api &&
 			    p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) == CUPTI_SUCCESS && name &&
-			    (runtime_op[id] = classify(name)) != OP_NONE)
+			    (runtime_op[id] = classify(name)) != OP_NONE) {
+				runtime_async[id] = strstr(name, "Async") != NULL;
 				p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+			}
 			if (p_cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, id, &name) == CUPTI_SUCCESS && name &&
-			    (driver_op[id] = classify(name)) != OP_NONE)
+			    (driver_op[id] = classify(name)) != OP_NONE) {
+				driver_async[id] = strstr(name, "Async") != NULL;
 				p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
+			}
 		}
+		/* the driver, loaded by now, says whether an address is on the device */
+		void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		if (cuda)
+			p_cuPointerGetAttribute = (CUresult(*)(void *, CUpointer_attribute, CUdeviceptr))dlsym(
+				cuda, "cuPointerGetAttribute");
 	}
 	if (p_cuptiActivityRegisterTimestampCallback &&
 	    p_cuptiActivityRegisterTimestampCallback(now_ns) == CUPTI_SUCCESS)

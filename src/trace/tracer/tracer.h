@@ -71,6 +71,13 @@ struct site_stats {
 	struct copystat copy_s[DIR_COUNT][HK_COUNT];
 	struct copystat memset_s;
 	uint64_t calls_s[OP_COUNT], calls_s_on[OP_COUNT]; /* calls made there; those made while recording */
+	/* What the API callbacks see of every call, sampled or not (exact):
+	 * copy calls by direction, read from their parameters (count, bytes,
+	 * host time); and the GPU left idle after a call here drained its
+	 * queue (a synchronize, a blocking copy to the host), until the thread's
+	 * next call gave it work: how often, and for how long, on the host's clock. */
+	struct copystat copy_calls[DIR_COUNT]; /* .sync unused */
+	struct cnt drained;
 };
 
 struct ring_entry {
@@ -263,12 +270,24 @@ struct tls_state {
 	uint32_t last_site;
 	uint8_t last_op;
 	uint32_t tid;
+	/* since when the GPU has had nothing queued by this thread (a call that
+	 * drained it returned), and the site of that call; 0: work queued */
+	uint64_t drained_at;
+	uint32_t drained_site;
 	/* NVTX push / pop */
 	int nvtx_depth;
 	struct { uint64_t start; uint32_t domain, name, site; } nvtx_stack[64];
 };
 
 extern __thread struct tls_state tls;
+
+/* inject.c: the direction and size of a copy call (cbid of the runtime
+ * API when runtime, else of the driver API) from its parameters: the calls
+ * frameworks make (CuPy and PyTorch the runtime's cudaMemcpy[Async] and
+ * cudaMemcpy2D[Async], JAX and Numba the driver's cuMemcpyDtoH / HtoD /
+ * DtoD and cuMemcpy[Async]; cudaMemcpyDefault and unified copies ask the
+ * driver where each address is); DIR_OTHER and 0 bytes for the rest. */
+enum trace_dir tracer_copy_call(int runtime, uint32_t cbid, const void *params, uint64_t *bytes);
 
 /* sites.c (call with t.lock held unless said) */
 uint32_t str_intern(const char *s, uint32_t len);

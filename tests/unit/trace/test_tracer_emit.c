@@ -370,6 +370,80 @@ static void test_stretch_without_windows_counts_its_launches_at_the_mean(void **
 	trace_process_clear(&p);
 }
 
+/* A loop that copies a 4-byte scalar back 3,000 times at one line, in a
+ * stretch without windows: the records kept 199 of the copies (made as
+ * they went off), but the callbacks saw every call, read its direction and
+ * size, and timed the GPU's idle after each drained it. The writer passes
+ * those on, the reader reads them, and the rules count the copies exactly
+ * (3000 of 4 B, not an estimate from 199) and weigh their idle time, so
+ * the round trips rank first, as a full trace ranks them. */
+static void test_callbacks_count_every_copy_and_the_idle_after(void **state)
+{
+	(void)state;
+	sampled_state();
+	t.sample_windows = 0;
+	t.sample_on_total = 0;
+	struct site_stats *st = &t.stats[2];
+	memset(st->copy, 0, sizeof st->copy);
+	memset(st->copy_s, 0, sizeof st->copy_s);
+	st->api[OP_MEMCPY] = (struct cnt){3000, 60000000};
+	st->api[OP_SYNC] = (struct cnt){3000, 30000000};
+	st->calls_s[OP_MEMCPY] = 2900;
+	st->calls_s_on[OP_MEMCPY] = 99;
+	st->copy[DIR_D2H][HK_PAGEABLE] = (struct copystat){.n = 199, .bytes = 199 * 4, .ns = 199 * 2000, .sync = 199};
+	st->copy_s[DIR_D2H][HK_PAGEABLE] = (struct copystat){.n = 99, .bytes = 99 * 4, .ns = 99 * 2000, .sync = 99};
+	memcpy(t.calls_s, st->calls_s, sizeof t.calls_s);
+	memcpy(t.calls_s_on, st->calls_s_on, sizeof t.calls_s_on);
+	st->copy_calls[DIR_D2H] = (struct copystat){.n = 3000, .bytes = 3000 * 4, .ns = 60000000};
+	st->drained = (struct cnt){3000, 900000000}; /* 300 us idle after each */
+	t.devices[0].first = 1000;
+	t.devices[0].last = 1000 + 1000000000ull;
+	t.t_last_sampled_launch = 1000 + 1000000000ull;
+	struct trace_process p;
+	emit_and_read(&p);
+	const struct trace_site_stats *s = site2(&p);
+	assert_true(s->has_calls);
+	assert_int_equal(s->copy_calls[DIR_D2H].n, 3000);
+	assert_int_equal(s->copy_calls[DIR_D2H].bytes, 12000);
+	assert_int_equal(s->drained_n, 3000);
+	assert_int_equal(s->drained_ns, 900000000);
+	char *text = report_of(&p);
+	const char *rt = strstr(text, "roundtrip-storm"), *lb = strstr(text, "launch-bound");
+	assert_non_null(rt);
+	assert_true(!lb || rt < lb);
+	assert_non_null(strstr(text, "3000 device→host copies of 4 B each"));
+	free(text);
+	trace_process_clear(&p);
+}
+
+/* The copy calls' parameters as CUPTI hands them: direction and size. */
+static void test_copy_calls_read_from_their_parameters(void **state)
+{
+	(void)state;
+	uint64_t bytes;
+	int host = 1, dev = 2;
+	cudaMemcpyAsync_v3020_params ra = {.dst = &host, .src = &dev, .count = 4, .kind = cudaMemcpyDeviceToHost};
+	assert_int_equal(tracer_copy_call(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, &ra, &bytes), DIR_D2H);
+	assert_int_equal(bytes, 4);
+	cudaMemcpy_v3020_params r = {.dst = &dev, .src = &host, .count = 1 << 20, .kind = cudaMemcpyHostToDevice};
+	assert_int_equal(tracer_copy_call(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, &r, &bytes), DIR_H2D);
+	assert_int_equal(bytes, 1 << 20);
+	cudaMemcpy2D_v3020_params r2 = {.width = 16, .height = 3, .kind = cudaMemcpyDeviceToDevice};
+	assert_int_equal(tracer_copy_call(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, &r2, &bytes), DIR_D2D);
+	assert_int_equal(bytes, 48);
+	cuMemcpyDtoHAsync_v2_params d = {.ByteCount = 8};
+	assert_int_equal(tracer_copy_call(0, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, &d, &bytes), DIR_D2H);
+	assert_int_equal(bytes, 8);
+	cuMemcpyHtoD_v2_params h = {.ByteCount = 64};
+	assert_int_equal(tracer_copy_call(0, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, &h, &bytes), DIR_H2D);
+	/* unified addressing without a driver to ask, another call, no parameters: unknown */
+	r.kind = cudaMemcpyDefault;
+	assert_int_equal(tracer_copy_call(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &r, &bytes), DIR_OTHER);
+	assert_int_equal(tracer_copy_call(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, &r, &bytes), DIR_OTHER);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(tracer_copy_call(0, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, NULL, &bytes), DIR_OTHER);
+}
+
 static void test_unsampled_run_is_written_as_recorded(void **state)
 {
 	(void)state;
@@ -450,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_windows_that_lost_records_are_weighted_by_the_kernels_recorded),
 		cmocka_unit_test(test_windows_with_no_kernel_record_count_a_kernel_per_launch),
 		cmocka_unit_test(test_stretch_without_windows_counts_its_launches_at_the_mean),
+		cmocka_unit_test(test_callbacks_count_every_copy_and_the_idle_after),
+		cmocka_unit_test(test_copy_calls_read_from_their_parameters),
 		cmocka_unit_test(test_unsampled_run_is_written_as_recorded),
 		cmocka_unit_test(test_records_without_times_are_counted_not_timed),
 	};
