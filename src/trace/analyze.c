@@ -724,6 +724,33 @@ static void rule_launch(struct ctx *c)
 	}
 }
 
+/* Where the host worked while the GPU waited, between a call of line a and
+ * the next call, of line b (neither of which is the host work: the
+ * lines between make no CUDA call). Owned. */
+static char *host_work(const struct trace_line *a, const struct trace_line *b)
+{
+	const struct trace_site *x = &a->site, *y = &b->site;
+	bool same_file = x->file[0] && !strcmp(x->file, y->file);
+	const char *base = strrchr(x->file, '/');
+	base = base ? base + 1 : x->file;
+	if (a == b && x->lib_file[0])
+		return xasprintf("the host work is inside %s at %s:%u, between its own CUDA calls (the library "
+				 "preparing data on the host)", x->lib_func[0] ? x->lib_func : "the library call", base,
+				 x->line);
+	if (a == b || (same_file && x->line == y->line))
+		return xasprintf("the host work is the rest of the loop around %s:%u: the lines that make no CUDA call, "
+				 "between one pass over it and the next", base, x->line);
+	if (same_file && x->line + 2 == y->line)
+		return xasprintf("the host work is on %s line %u, which makes no CUDA call", base, x->line + 1);
+	if (same_file && x->line + 1 < y->line)
+		return xasprintf("the host work is on %s lines %u-%u, which make no CUDA call", base, x->line + 1,
+				 y->line - 1);
+	if (same_file && y->line < x->line)
+		return xasprintf("the host work is after line %u of %s, and before line %u in the loop's next pass",
+				 x->line, base, y->line);
+	return xstrdup("the host work runs between those two calls");
+}
+
 static void rule_starved(struct ctx *c)
 {
 	/* Long host-wait gaps not already explained by round trips or syncs,
@@ -774,13 +801,15 @@ static void rule_starved(struct ctx *c)
 	char *idle = trace_fmt_ns(total), *share = fmt_share((double)total, c->wall_ns);
 	char *n = xasprintf("%llu", (unsigned long long)best_n), *mx = trace_fmt_ns(best_max);
 	const char *prev = c->r->lines[best_prev].label, *next = c->r->lines[best_next].label;
+	char *work = host_work(&c->r->lines[best_prev], &c->r->lines[best_next]);
 	const char *kv[] = {"idle_s", idle, "share", share, "prev_site", prev, "next_site", next,
-			    "gap_count", n, "max_gap", mx, NULL};
+			    "gap_count", n, "max_gap", mx, "host_work", work, NULL};
 	add_finding(c, R_GPU_STARVED, (double)total, prev, kv);
 	free(idle);
 	free(share);
 	free(n);
 	free(mx);
+	free(work);
 }
 
 static void rule_pageable(struct ctx *c)

@@ -482,6 +482,19 @@ def test_fixture_text_report():
     assert "host wait" in r.out and "warm-up" in r.out
 
 
+def test_gpu_starved_names_the_host_work_not_the_calls_around_it():
+    """The H200 suite's host-work loop: the GPU waits after line 11's launch
+    until line 13's; the host work is line 12, which makes no CUDA call. A
+    gap inside one library call (CuPy staging a pageable copy in asarray) is
+    the library's own host work, not lines to move."""
+    r = run("trace", "show", fixture("cupy_host_work"))
+    assert ("most after cupy_host_work.py:11 until cupy_host_work.py:13 gave it work again" in r.out and
+            "the host work is on cupy_host_work.py line 12, which makes no CUDA call" in r.out), r.out
+    r = run("trace", "show", fixture("cupy_pageable"))
+    assert "the host work is inside asarray at cupy_pageable.py:16, between its own CUDA calls" in r.out, r.out
+    assert "between cupy_pageable.py:16 via cupy/_creation/from_data.py:94 asarray and" not in r.out
+
+
 def test_fixture_crash_and_multiprocess_notes():
     r = run("trace", "show", fixture("cupy_crash"))
     assert "killed by signal 11" in r.out and "its trace was saved at the signal" in r.out
