@@ -347,3 +347,21 @@ def test_which_candidates_are_gpu_code_and_why(tmp_path):
     for name, (_, why) in CPU_FORMS.items():
         assert got[name] == (False, why), (name, got[name])
         assert f"{name}: CPU code: {why}" in r.err, r
+
+
+def test_contract_elsewhere_makes_its_folder_the_project(tmp_path):
+    """With --contract FILE, the project directory is FILE's folder (as
+    --help and the README say), whatever directory try is started from:
+    the commands' relative paths and the outputs are found there."""
+    d = project(tmp_path, CONTRACT.replace("min_runs = 5\nmax_time = 6", "min_runs = 3\nmax_time = 1")
+                .replace('  {name = "pure python", command = "/usr/bin/python3 norms_slow.py 120000"},\n', ""))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = run("try", "-q", "--python", PY, "--contract", str(d / "gpuopt.toml"), cwd=elsewhere, timeout=300)
+    assert r.rc in (0, 1), r
+    contract = json.loads((d / "gpuopt-try" / "contract.json").read_text())["contract"]
+    assert contract["dir"] == str(d.resolve()), contract
+    assert not (elsewhere / "gpuopt-try").exists()
+    assert candidate(d, 1)["verify"][0]["result"] == "pass"
+    r = run("try", "--help")
+    assert "FILE's folder, whatever the current directory" in " ".join(r.out.split())
