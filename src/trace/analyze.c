@@ -733,6 +733,9 @@ static char *host_work(const struct trace_line *a, const struct trace_line *b)
 	bool same_file = x->file[0] && !strcmp(x->file, y->file);
 	const char *base = strrchr(x->file, '/');
 	base = base ? base + 1 : x->file;
+	if (!x->file[0] || !y->file[0])
+		return xstrdup("the calls come from a thread with no Python frame (a runtime's own thread, as JAX's "
+			       "and PyTorch's autograd use), so no line of yours can be named for them");
 	if (a == b && x->lib_file[0])
 		return xasprintf("the host work is inside %s at %s:%u, between its own CUDA calls (the library "
 				 "preparing data on the host)", x->lib_func[0] ? x->lib_func : "the library call", base,
@@ -740,6 +743,10 @@ static char *host_work(const struct trace_line *a, const struct trace_line *b)
 	if (a == b || (same_file && x->line == y->line))
 		return xasprintf("the host work is the rest of the loop around %s:%u: the lines that make no CUDA call, "
 				 "between one pass over it and the next", base, x->line);
+	if (same_file && x->line + 1 == y->line && (x->lib_file[0] || y->lib_file[0]))
+		return xasprintf("no line of yours runs between them: the host time is inside the library calls "
+				 "themselves (%s returning, %s before its first GPU work): launch overhead of many small "
+				 "steps", x->lib_func[0] ? x->lib_func : "the first", y->lib_func[0] ? y->lib_func : "the next");
 	if (same_file && x->line + 2 == y->line)
 		return xasprintf("the host work is on %s line %u, which makes no CUDA call", base, x->line + 1);
 	if (same_file && x->line + 1 < y->line)
@@ -762,12 +769,13 @@ static void rule_starved(struct ctx *c)
 	for (size_t i = 0; i < c->t->nprocs; i++)
 		for (size_t k = 0; k < c->t->procs[i].ngaps; k++) {
 			const struct trace_gap *g = &c->t->procs[i].gaps[k];
-			if (g->cls != GAP_CLASS_LONG || g->prev_op == OP_SYNC)
+			/* a wait before a thread's first CUDA call is that thread starting (a
+			 * runtime's worker, a compile), not host work between GPU calls */
+			if (g->cls != GAP_CLASS_LONG || g->prev_op == OP_SYNC || g->prev_op == OP_NONE)
 				continue;
 			size_t prev = c->m.map[i][g->prev_site], next = c->m.map[i][g->next_site];
 			if (c->roundtrip_line[prev] && g->prev_op == OP_MEMCPY)
 				continue;
-			total += gap_ns(c, i, g);
 			size_t j;
 			for (j = 0; j < npairs; j++)
 				if (pairs[j].prev == prev && pairs[j].next == next)
@@ -787,8 +795,12 @@ static void rule_starved(struct ctx *c)
 			if (g->max_ns > pairs[j].max)
 				pairs[j].max = g->max_ns;
 		}
+	/* one-off waits (start-up, compiles) are no loop's host work */
 	for (size_t j = 0; j < npairs; j++)
-		if (pairs[j].ns > best) {
+		if ((double)pairs[j].n >= th(c, TH_STARVED_MIN_GAPS))
+			total += pairs[j].ns;
+	for (size_t j = 0; j < npairs; j++)
+		if ((double)pairs[j].n >= th(c, TH_STARVED_MIN_GAPS) && pairs[j].ns > best) {
 			best = pairs[j].ns;
 			best_n = pairs[j].n;
 			best_max = pairs[j].max;

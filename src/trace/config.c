@@ -11,7 +11,7 @@
 const char *const trace_threshold_names[TH_COUNT] = {
 	"kernel_wait_gap_us", "min_rule_share", "min_rule_seconds", "transfer_share",
 	"roundtrip_min_count", "roundtrip_max_bytes", "pageable_min_bytes", "sync_min_count",
-	"launch_min_count", "launch_short_share", "starved_min_gap_us", "alloc_min_count",
+	"launch_min_count", "launch_short_share", "starved_min_gap_us", "starved_min_gaps", "alloc_min_count",
 	"memory_near_capacity", "fallback_min_count", "sample_launch_rate",
 	"sample_window_ms", "sample_period_ms",
 };
