@@ -859,6 +859,9 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	uint64_t dur = now > enter ? now - enter : 0;
 	if (runtime && tls.rt_depth > 0)
 		tls.rt_depth--;
+	/* a copy's direction and size, read before the lock (it may ask the driver) */
+	uint64_t bytes = 0;
+	enum trace_dir dir = op == OP_MEMCPY ? tracer_copy_call(runtime, cbid, cb->functionParams, &bytes) : DIR_OTHER;
 	pthread_mutex_lock(&t.lock);
 	struct ring_entry *e = &t.ring[corr % RING];
 	uint32_t site = e->corr == corr ? e->site : SITE_NONE;
@@ -869,8 +872,6 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	s->api[op].ns += dur;
 	int drains = op == OP_SYNC;
 	if (op == OP_MEMCPY) {
-		uint64_t bytes;
-		enum trace_dir dir = tracer_copy_call(runtime, cbid, cb->functionParams, &bytes);
 		struct copystat *c = &s->copy_calls[dir];
 		c->n++;
 		c->bytes += bytes;
