@@ -607,10 +607,16 @@ static void import_files(const char *dir, const char *file, const struct py_impo
 	free(here);
 }
 
+/* Called with each file local_imports reads and its imports: the file
+ * itself first, then the modules it reads. */
+typedef void (*import_visit)(void *ctx, const char *file, const struct py_imports *ims);
+
 /* The project modules file (relative to the project) imports, directly or
  * through each other, appended to out unless already there (at most 200):
- * read with the Python parser (scan/imports.h), so every import form counts. */
-static void local_imports(const char *dir, const char *file, struct ptrvec *out, int depth)
+ * read with the Python parser (scan/imports.h), so every import form counts;
+ * visit (or NULL) sees each file's imports as they are read. */
+static void local_imports(const char *dir, const char *file, struct ptrvec *out, int depth, import_visit visit,
+			  void *ctx)
 {
 	char *path = xasprintf("%s/%s", dir, file);
 	struct py_imports ims = {0};
@@ -622,6 +628,8 @@ static void local_imports(const char *dir, const char *file, struct ptrvec *out,
 		py_imports_free(&ims);
 		return;
 	}
+	if (visit)
+		visit(ctx, file, &ims);
 	for (size_t i = 0; i < ims.n; i++) {
 		struct ptrvec found = {0};
 		import_files(dir, file, &ims.items[i], &found);
@@ -632,7 +640,7 @@ static void local_imports(const char *dir, const char *file, struct ptrvec *out,
 			if (!seen && out->len < 200) {
 				ptrvec_push(out, found.items[k]);
 				if (depth < 8)
-					local_imports(dir, found.items[k], out, depth + 1);
+					local_imports(dir, found.items[k], out, depth + 1, visit, ctx);
 			} else {
 				free(found.items[k]);
 			}
@@ -666,7 +674,7 @@ static bool step_scan(struct session *s)
 	struct ptrvec files = {0};
 	if (s->script) {
 		ptrvec_push(&files, xstrdup(s->script));
-		local_imports(s->c.dir, s->script, &files, 0);
+		local_imports(s->c.dir, s->script, &files, 0, NULL, NULL);
 	}
 	for (size_t i = 0; i < s->c.ncands; i++) {
 		char *sc = script_of(s->c.cands[i].command);
@@ -675,7 +683,7 @@ static bool step_scan(struct session *s)
 			seen |= strcmp(files.items[k], sc) == 0;
 		if (sc && !seen) {
 			ptrvec_push(&files, sc);
-			local_imports(s->c.dir, sc, &files, 0);
+			local_imports(s->c.dir, sc, &files, 0, NULL, NULL);
 		} else {
 			free(sc);
 		}
@@ -750,6 +758,32 @@ static char *scan_gpu_evidence(const struct session *s, const char *file)
 	return NULL;
 }
 
+/* The search for the first import of a GPU module (gpu_code). */
+struct gpu_hunt {
+	json_t *mods;        /* try.json's gpu_modules */
+	const char *script;
+	char *found;         /* the first GPU import, said (owned), or NULL */
+};
+
+static void hunt_gpu(void *ctx, const char *file, const struct py_imports *ims)
+{
+	struct gpu_hunt *h = ctx;
+	for (size_t i = 0; i < ims->n && !h->found; i++) {
+		size_t k;
+		json_t *m;
+		json_array_foreach(h->mods, k, m) {
+			const char *g = json_string_value(m);
+			if (!g || !py_import_is(&ims->items[i], g))
+				continue;
+			h->found = strcmp(file, h->script) != 0
+				   ? xasprintf("%s:%u imports %s (%s imports that module)", file, ims->items[i].line, g,
+					       h->script)
+				   : xasprintf("%s:%u imports %s", file, ims->items[i].line, g);
+			break;
+		}
+	}
+}
+
 /* Whether the command's script runs GPU code, and why, in one sentence
  * (*why, owned): the first import of one of try.json's gpu_modules in the
  * script or a project module it imports (any import form: the parser reads
@@ -760,41 +794,15 @@ static bool gpu_code(const struct session *s, const char *file, char **why)
 		*why = xstrdup("the command runs no Python script that gpuopt can read, so it is taken for CPU code");
 		return false;
 	}
-	struct ptrvec files = {0};
-	ptrvec_push(&files, xstrdup(file));
-	local_imports(s->c.dir, file, &files, 0);
-	json_t *mods = json_object_get(s->data, "gpu_modules");
-	char *found = NULL;
-	for (size_t f = 0; f < files.len && !found; f++) {
-		char *path = xasprintf("%s/%s", s->c.dir, (char *)files.items[f]);
-		struct py_imports ims = {0};
-		char *err = NULL;
-		if (py_imports_of_file(path, &ims, &err)) {
-			for (size_t i = 0; i < ims.n && !found; i++) {
-				size_t k;
-				json_t *m;
-				json_array_foreach(mods, k, m) {
-					const char *g = json_string_value(m);
-					if (!g || !py_import_is(&ims.items[i], g))
-						continue;
-					/* files[0] is the script; the others are the project modules it reads */
-					found = f ? xasprintf("%s:%u imports %s (%s imports that module)", (char *)files.items[f],
-							      ims.items[i].line, g, file)
-						  : xasprintf("%s:%u imports %s", file, ims.items[i].line, g);
-					break;
-				}
-			}
-		}
-		free(err);
-		py_imports_free(&ims);
-		free(path);
-	}
-	size_t nfiles = files.len;
-	for (size_t f = 0; f < files.len; f++)
-		free(files.items[f]);
-	ptrvec_free(&files);
-	if (found) {
-		*why = found;
+	struct ptrvec modules = {0};
+	struct gpu_hunt h = {json_object_get(s->data, "gpu_modules"), file, NULL};
+	local_imports(s->c.dir, file, &modules, 0, hunt_gpu, &h);
+	size_t n = modules.len;
+	for (size_t f = 0; f < modules.len; f++)
+		free(modules.items[f]);
+	ptrvec_free(&modules);
+	if (h.found) {
+		*why = h.found;
 		return true;
 	}
 	char *ev = scan_gpu_evidence(s, file);
@@ -802,9 +810,9 @@ static bool gpu_code(const struct session *s, const char *file, char **why)
 		*why = ev;
 		return true;
 	}
-	*why = nfiles > 1 ? xasprintf("neither %s nor the %zu project module%s it imports import%s a GPU library", file,
-				      nfiles - 1, nfiles == 2 ? "" : "s", nfiles == 2 ? "s" : "")
-			  : xasprintf("%s imports no GPU library", file);
+	*why = n ? xasprintf("neither %s nor the %zu project module%s it imports import%s a GPU library", file, n,
+			     n == 1 ? "" : "s", n == 1 ? "s" : "")
+		 : xasprintf("%s imports no GPU library", file);
 	return false;
 }
 

@@ -30,6 +30,13 @@ static const char *rule_factor(json_t *t, const char *rule)
 	return f ? f : "the algorithm";
 }
 
+/* "the trace names RULE at LINE costing N% of WHAT" */
+static void name_waste(struct buf *why, const struct waste *x, double share, const char *what)
+{
+	buf_printf(why, "the trace names %s%s%s costing %.0f%% of %s", x->rule, x->where ? " at " : "",
+		   x->where ? x->where : "", 100 * share, what);
+}
+
 /* What limits a candidate that is not faster (or slower), with its evidence. */
 static void limiting_factor(const struct verdict_in *in, json_t *t, char **factor, struct buf *why)
 {
@@ -61,8 +68,9 @@ static void limiting_factor(const struct verdict_in *in, json_t *t, char **facto
 		if (in->nwaste && in->waste[0].phase_share >= waste_share) {
 			const struct waste *x = &in->waste[0];
 			*factor = xstrdup(rule_factor(t, x->rule));
-			buf_printf(why, "the trace names %s%s%s costing %.0f%% of its %s GPU phase (the GPU busy %s of it)",
-				   x->rule, x->where ? " at " : "", x->where ? x->where : "", 100 * x->phase_share, g, busy);
+			char *what = xasprintf("its %s GPU phase (the GPU busy %s of it)", g, busy);
+			name_waste(why, x, x->phase_share, what);
+			free(what);
 			if (x->fix)
 				buf_printf(why, "; %s", x->fix);
 			return;
@@ -179,15 +187,12 @@ void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *
 	 * time (the user's own: an accelerator's waste is its library's) */
 	double waste_share = threshold(t, "waste_share", 0.10);
 	size_t observed = in->fallbacks + in->gpu_calls;
-	const struct waste *top = NULL;
-	for (size_t i = 0; i < in->nwaste; i++)
-		if (!top || in->waste[i].share > top->share)
-			top = &in->waste[i];
+	const struct waste *top = in->nwaste ? &in->waste[0] : NULL; /* most costly first */
 	if (top && top->share >= waste_share && !in->accel) {
 		out->verdict = TRY_REVISE;
 		out->factor = xstrdup(rule_factor(t, top->rule));
-		buf_printf(&why, "faster, %s, but the trace names %s%s%s costing %.0f%% of the run", speed, top->rule,
-			   top->where ? " at " : "", top->where ? top->where : "", 100 * top->share);
+		buf_printf(&why, "faster, %s, but ", speed);
+		name_waste(&why, top, top->share, "the run");
 		if (top->fix)
 			buf_printf(&why, "; %s", top->fix);
 		out->reason = buf_steal(&why);
@@ -208,8 +213,9 @@ void verdict_decide(const struct verdict_in *in, json_t *t, struct verdict_out *
 		buf_printf(&why, "; %zu call%s fell back to the CPU", in->fallbacks, in->fallbacks == 1 ? "" : "s");
 	if (in->gpu && !in->traced)
 		buf_puts(&why, "; not traced (no GPU trace was taken)");
-	if (top && top->share >= waste_share && in->accel)
-		buf_printf(&why, "; the trace names %s%s%s costing %.0f%% of the run, inside the accelerated library",
-			   top->rule, top->where ? " at " : "", top->where ? top->where : "", 100 * top->share);
+	if (top && top->share >= waste_share && in->accel) {
+		buf_puts(&why, "; ");
+		name_waste(&why, top, top->share, "the run, inside the accelerated library");
+	}
 	out->reason = buf_steal(&why);
 }
