@@ -36,6 +36,14 @@ def main():
     p.pop("events", None)
     p["sampling"]["unseen_allocs"] = 3
     write(os.path.join(HERE, "corpus", "trace_summary", "sampled_unseen_allocs.json"), json.dumps(p))
+    # what the callbacks count of every call: copy calls by direction, the idle after a drain
+    p = json.load(open(os.path.join(FIX, "cupy_roundtrip.json")))["processes"][0]
+    p.pop("events", None)
+    for st in p["site_stats"]:
+        n = st["api"].get("memcpy", [0, 0])[0]
+        st["copy_calls"] = [[1, n, 8 * n, 1000 * n]] if n else []
+        st["drained"] = [st["api"].get("sync", [0, 0])[0], 300000]
+    write(os.path.join(HERE, "corpus", "trace_summary", "copy_calls_drained.json"), json.dumps(p))
     write(os.path.join(HERE, "corpus", "trace_events", "bad_magic.events"), b"GPUOPTEX" + struct.pack("<II", 1, 80))
     write(os.path.join(HERE, "corpus", "trace_events", "bad_size.events"), b"GPUOPTEV" + struct.pack("<II", 1, 64))
     write(os.path.join(HERE, "corpus", "trace_summary", "bad_version.json"),
