@@ -537,6 +537,44 @@ def test_no_line_between_two_library_calls_is_launch_overhead():
     assert rt and "3000 device→host copies of 4 B each" in rt[0]["evidence"], r["findings"]
 
 
+def test_sampled_copies_are_brought_to_the_calls_made():
+    """A sampled run (real, H200) whose records went off in a fast stretch
+    kept 4 of the 24 copies of 24 MiB that a helper line makes back to
+    pageable memory, and found nothing; --exact names transfer-bound there.
+    With the copy calls the callbacks count (direction and size of every
+    call: here the --exact trace's, as the tracer now writes them), the
+    records' time per byte is applied to the bytes copied, and the default
+    reaches --exact's finding at the same line."""
+    exact = show("eval1_cp_rl_timelapse_exact")
+    t = json.loads(Path(fixture("eval1_cp_rl_timelapse_sampled")).read_text())
+    x = json.loads(Path(fixture("eval1_cp_rl_timelapse_exact")).read_text())["processes"][0]
+    def key(proc, site):  # a site as file names (without their folders) and lines
+        return tuple(proc["strings"][v].rsplit("/", 1)[-1] if k in (0, 2, 3, 5) else v
+                     for k, v in enumerate(proc["sites"][site]))
+
+    calls = {}
+    for st in x["site_stats"]:
+        calls.setdefault(key(x, st["site"]), []).extend([c[0], c[2], c[3], c[4]] for c in st["copy"])
+    p = t["processes"][0]
+    for st in p["site_stats"]:
+        st["copy_calls"] = calls.get(key(p, st["site"]), [])
+        st["drained"] = [0, 0]
+    edited = Path(os.environ.get("TMPDIR", "/tmp")) / f"gpuopt-sampled-{os.getpid()}.json"
+    edited.write_text(json.dumps(t))
+    try:
+        r = run("trace", "show", "--format", "json", edited)
+    finally:
+        edited.unlink()
+    got = json.loads(r.out)
+    assert got["budget"]["sampling"]["estimated"], got["budget"]["sampling"]
+    assert [(f["rule"], f["line"]) for f in got["findings"][:1]] == [(f["rule"], f["line"]) for f in exact["findings"][:1]]
+    assert got["findings"][0]["line"].startswith("cp_rl_timelapse_helper.py:18"), got["findings"]
+    (d2h,) = [c for c in got["budget"]["copies"] if c["direction"] == "D2H"]
+    (want,) = [c for c in exact["budget"]["copies"] if c["direction"] == "D2H"]
+    assert d2h["count"] == want["count"] == 24 + 24 and d2h["bytes"] == want["bytes"], (d2h, want)
+    assert abs(d2h["ns"] / want["ns"] - 1) < 0.1, (d2h, want)
+
+
 def test_fixture_crash_and_multiprocess_notes():
     r = run("trace", "show", fixture("cupy_crash"))
     assert "killed by signal 11" in r.out and "its trace was saved at the signal" in r.out
