@@ -440,6 +440,16 @@ static void build_budget(struct ctx *c)
 				add_copy(&b->copy[d][h], &l->copy[d][h]);
 	}
 	b->busy_ns += c->copy_ns_added;
+	/* the longest warm-up wait, where it was: what was taken off the GPU phase, to check */
+	for (size_t i = 0; i < t->nprocs; i++)
+		for (size_t k = 0; k < t->procs[i].ngaps; k++) {
+			const struct trace_gap *g = &t->procs[i].gaps[k];
+			if (g->cls == GAP_CLASS_WARMUP && g->max_ns > b->warmup_max_ns) {
+				b->warmup_max_ns = g->max_ns;
+				b->warmup_after = c->r->lines[c->m.map[i][g->prev_site]].label;
+				b->warmup_until = c->r->lines[c->m.map[i][g->next_site]].label;
+			}
+		}
 	b->wall_s = t->wall_s > 0 ? t->wall_s : (double)b->span_ns / 1e9;
 	/* Shares are of the GPU phase: from each process's first GPU operation
 	 * to its last, less the warm-up (the host compiling or loading a

@@ -41,6 +41,8 @@ struct trace_budget {
 	uint64_t phase_ns;                 /* first to last GPU operation, less warm-up, summed over processes */
 	uint64_t run_ns;                   /* what shares are of: phase_ns, else span_ns, else the wall time */
 	uint64_t warmup_ns, warmup_n;      /* host waits that ended at a kernel's first launch */
+	uint64_t warmup_max_ns;            /* the longest of them, after a call of warmup_after until */
+	const char *warmup_after, *warmup_until; /* ... warmup_until's first launch (labels, or NULL) */
 	uint64_t busy_ns, kernel_ns, memset_ns, kernels, launches, launch_ns;
 	struct trace_copy copy[DIR_COUNT][HK_COUNT];
 	uint64_t sync_n, sync_ns, alloc_n, alloc_ns, free_n, free_ns, memcpy_api_ns;

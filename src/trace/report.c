@@ -120,8 +120,14 @@ static void budget(FILE *out, const struct trace_report *r)
 	const struct trace_budget *b = &r->budget;
 	double run_ns = (double)b->run_ns;
 	fprintf(out, "\nTime budget (wall %.3f s; GPU phase %.3f s: first to last GPU operation, less %.3f s of "
-		"warm-up before kernels' first launches):\n", b->wall_s, (double)b->run_ns / 1e9,
+		"warm-up before kernels' first launches", b->wall_s, (double)b->run_ns / 1e9,
 		(double)b->warmup_ns / 1e9);
+	/* most of it one wait: where, so that what was taken off can be checked */
+	if (b->warmup_after && b->warmup_max_ns * 2 > b->warmup_ns) {
+		F(trace_fmt_ns(b->warmup_max_ns), ", %s of it once");
+		fprintf(out, ", after %s until %s's first launch", b->warmup_after, b->warmup_until);
+	}
+	fputs("):\n", out);
 	F(trace_fmt_ns(b->busy_ns), "  GPU busy      %s");
 	fprintf(out, " (%.0f%% of the GPU phase)", pct((double)b->busy_ns, run_ns));
 	F(trace_fmt_ns(b->kernel_ns), "; kernels %s");
@@ -397,6 +403,8 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_object_set_new(bj, "run_ns", json_integer((json_int_t)b->run_ns));
 	json_object_set_new(bj, "gpu_phase_ns", json_integer((json_int_t)b->phase_ns));
 	json_object_set_new(bj, "warmup_ns", json_integer((json_int_t)b->warmup_ns));
+	json_object_set_new(bj, "warmup_longest", b->warmup_after ? json_pack("{s:I, s:s, s:s}", "ns",
+				(json_int_t)b->warmup_max_ns, "after", b->warmup_after, "until", b->warmup_until) : json_null());
 	json_object_set_new(bj, "sampling", json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "estimated",
 		b->sampled_launches > 0, "sampled_launches", (json_int_t)b->sampled_launches, "recorded_launches",
 		(json_int_t)b->recorded_launches, "windows", (json_int_t)b->sample_windows, "recorded_kernels",

@@ -524,6 +524,18 @@ def test_one_off_waits_are_not_host_work_between_gpu_calls():
     assert "(9999 times" in top["evidence"], top
 
 
+def test_the_warm_up_taken_off_the_gpu_phase_says_where_it_was():
+    """pt_golem_item (real H200 trace): 4.48 s of warm-up is taken off its GPU
+    phase, 4.30 s of it one wait, from the synchronize at line 48 to the first
+    launch at line 31 (building the data and model before the training loop):
+    the report says so, so the subtraction can be checked."""
+    r = run("trace", "show", fixture("eval1_pt_golem_item"))
+    assert "less 4.476 s of warm-up before kernels' first launches, 4.30 s of it once, after pt_golem_item.py:48" in r.out, r.out
+    assert "until pt_golem_item.py:31 (train_epoch)" in r.out and "'s first launch):" in r.out, r.out
+    b = show("eval1_pt_golem_item")["budget"]
+    assert b["warmup_longest"]["ns"] > 4.2e9 and b["warmup_longest"]["after"].startswith("pt_golem_item.py:48"), b
+
+
 def test_no_line_between_two_library_calls_is_launch_overhead():
     """pt_golem_item (real H200 trace): the GPU waits ~1 ms a step after
     loss.backward() (line 33) until optimizer.step() (line 34): no line of
