@@ -147,6 +147,16 @@ def main():
         skipped = sum(1 for x in progs if x["mode"] == mode and x.get("not_run"))
         print(f"{mode}: top finding {t['top_ok']}/{n}, top finding at the right line {t['line_ok']}/{n}, "
               f"exit status {t['exit_ok']}/{n}" + (f" ({skipped} did not run, left out)" if skipped else ""))
+    # the default must reach --exact's top finding and line (issue 24): how often it did
+    by = {}
+    for x in progs:
+        if not x.get("missing") and not x.get("not_run"):
+            by.setdefault(x["program"], {})[x["mode"]] = x["got"]
+    both = [p for p, m in by.items() if "default" in m and "exact" in m]
+    same = [p for p in both if by[p]["default"] == by[p]["exact"]]
+    totals["default_as_exact"] = {"same": len(same), "n": len(both)}
+    print(f"default reached --exact's top finding and line on {len(same)}/{len(both)}"
+          + (": not on " + ", ".join(sorted(set(both) - set(same))) if len(same) < len(both) else ""))
     if ports:
         print(f"\n{'port':<22} {'candidate':<24} {'verd':<4} {'fact':<4} {'line':<4} want / got")
         for x in ports:
