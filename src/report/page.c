@@ -695,6 +695,8 @@ static void section_candidates(struct em *e, const struct page_input *in)
 			else
 				para(e, "%c%s.", first, *r ? r + 1 : "");
 		}
+		if (str(c, "gpu_why"))
+			para(e, "%s code: %s.", json_is_true(get(c, "gpu")) ? "GPU" : "CPU", str(c, "gpu_why"));
 		if (str(c, "install")) {
 			para(e, "Install it with:");
 			code(e, str(c, "install"));

@@ -51,6 +51,7 @@ def test_markdown(results, tmp_path):
     assert md.startswith("## gpuopt try: `/usr/bin/python3 norms.py 120000`")
     assert "| vectorized | **keep** |" in md
     assert "| float16 | **reject** | wrong output |" in md
+    assert "CPU code: norms_fast.py imports no GPU library." in md  # why it was not traced
     assert "<svg" not in md
     r = run("report", "-f", "markdown", "-o", "-", results)
     assert r.rc == 0 and r.out == md
