@@ -120,7 +120,7 @@ if [[ $parts == *" try "* ]] && [ -d "$src/ports" ]; then
     echo "   exit $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms"
     tail -n 12 "$res/ports/$name.try.out" | sed 's/^/   /'
     mkdir -p "$res/ports/$name"
-    (cd "$work/port_$name/gpuopt-try" 2>/dev/null && cp *.json *.md "$res/ports/$name/" 2>/dev/null)
+    (cd "$work/port_$name/gpuopt-try" 2>/dev/null && for f in *.json *.md; do case $f in *.trace.json) ;; *) cp "$f" "$res/ports/$name/" ;; esac; done 2>/dev/null)
   done
 fi
 } 2>&1 | tee "$res/run.log"
