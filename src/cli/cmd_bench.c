@@ -107,13 +107,15 @@ static const char help[] =
 	"      --export-csv FILE     one row per command: statistics and speedup\n"
 	"      --export-markdown FILE  the tables and verdicts as Markdown\n"
 	"                            (exports are written whole or not at all; each path is\n"
-	"                            checked before the first run: not a directory, not an\n"
-	"                            existing .py, .ipynb, .npy, .npz, .csv or .tsv file;\n"
+	"                            checked before the first run: not a directory, not a\n"
+	"                            file the commands name or --input, not an existing\n"
+	"                            .py, .ipynb, .npy, .npz, .csv or .tsv file;\n"
 	"                            a symbolic link is followed. When the benchmark stops\n"
 	"                            on a failure or a signal, the comparisons measured to\n"
 	"                            the end are still exported. One FILE may be -, stdout;\n"
 	"                            the report then goes to stderr)\n"
-	"      --force               let an export replace such a .py, .csv... file\n"
+	"      --force               let an export or --output FILE replace such a .py,\n"
+	"                            .csv... file (never one the commands name)\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"Per run: wall time on the monotonic clock, user and system CPU time and peak RSS\n"
@@ -155,19 +157,34 @@ static const char help[] =
 
 /* An export path (or the commands' --output file) checked before the first
  * run, so a benchmark is never run to be thrown away. */
-static bool output_ok(const char *opt, const char *path, const struct bench_cli *cli, bool report)
+static bool output_ok(const char *opt, const char *path, const struct bench_cli *cli)
 {
 	if (!path)
 		return true;
 	const struct bench_settings *s = &cli->set;
-	char *inputs[1] = {(char *)s->input};
+	/* what the runs read: --input and the files the commands name */
+	struct ptrvec files = {0};
+	if (s->input)
+		ptrvec_push(&files, xstrdup(s->input));
+	for (size_t i = 0; i < cli->commands.len; i++) {
+		size_t nw;
+		char *bad = NULL;
+		char **words = shell_split(cli->commands.items[i], &nw, &bad);
+		output_command_files(words, &files); /* none when it cannot be split: said later */
+		shell_words_free(words);
+		free(bad);
+	}
+	struct output_inputs in = {(char *const *)files.items, files.len, NULL};
 	char *why;
-	if (!output_check(path, inputs, s->input ? 1 : 0, cli->force || !report, &why)) {
+	bool ok = output_check(path, &in, cli->force, &why);
+	if (!ok) {
 		diag_error("bench: %s '%s': %s", opt, path, why);
 		free(why);
-		return false;
 	}
-	return true;
+	for (size_t i = 0; i < files.len; i++)
+		free(files.items[i]);
+	ptrvec_free(&files);
+	return ok;
 }
 
 static bool export_one(const char *opt, const char *path, char *doc)
@@ -207,10 +224,10 @@ static int run(int argc, char **argv)
 	if (!bench_cli_parse(argc, argv, &cli))
 		goto out;
 	struct bench_settings *s = &cli.set;
-	if (!output_ok("--export-json", s->export_json, &cli, true) ||
-	    !output_ok("--export-csv", s->export_csv, &cli, true) ||
-	    !output_ok("--export-markdown", s->export_markdown, &cli, true) ||
-	    (s->output == OUTPUT_FILE && !output_ok("--output", s->output_file, &cli, false)))
+	if (!output_ok("--export-json", s->export_json, &cli) ||
+	    !output_ok("--export-csv", s->export_csv, &cli) ||
+	    !output_ok("--export-markdown", s->export_markdown, &cli) ||
+	    (s->output == OUTPUT_FILE && !output_ok("--output", s->output_file, &cli)))
 		goto out;
 	s->progress = isatty(STDERR_FILENO);
 	res = bench_run(s, (char *const *)cli.commands.items, cli.commands.len);

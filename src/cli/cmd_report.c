@@ -25,19 +25,25 @@ static const char help[] =
 	"Options:\n"
 	"  -f, --format FORMAT   html (default) or markdown\n"
 	"  -o, --output FILE     where to write it (default: RESULTS_DIR/report.html or\n"
-	"                        report.md; - for stdout), whole or not at all\n"
+	"                        report.md; - for stdout), whole or not at all; never one\n"
+	"                        of the results it reads\n"
+	"      --force           let -o replace an existing .py, .ipynb, .npy, .npz, .csv or\n"
+	"                        .tsv file\n"
 	"  -h, --help            show this help\n"
 	"\n"
-	"Exit codes: 0 written; 2 RESULTS_DIR holds no try results, or the file cannot be\n"
-	"written.\n";
+	"Exit codes: 0 written; 1 written, but a file of the results is damaged (named on\n"
+	"stderr and on the page, and left out); 2 RESULTS_DIR cannot be read or holds no\n"
+	"try results, or the file cannot or may not be written.\n";
 
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *format = "html", *output = NULL;
+	bool force = false;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -51,6 +57,7 @@ static int run(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
+		case 'F': force = true; break;
 		default:
 			if (optopt && strchr("fo", optopt))
 				diag_error("report: option -%c needs a value", optopt);
@@ -67,11 +74,20 @@ static int run(int argc, char **argv)
 	bool md = strcmp(format, "html") != 0;
 	struct page_input in;
 	char *why = NULL;
+	char *dirs[] = {(char *)dir};
+	struct output_inputs reads = {dirs, 1, ".json"};
+	if (output && !output_check(output, &reads, force, &why)) {
+		diag_error("report: -o '%s': %s", output, why);
+		free(why);
+		return EXIT_USAGE;
+	}
 	if (!page_read(dir, &in, &why)) {
 		diag_error("report: %s", why);
 		free(why);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < in.ndamaged; i++)
+		diag_error("report: %s/%s: damaged, left out of the report", dir, in.damaged[i]);
 	char *doc = page_render(&in, md ? PAGE_MARKDOWN : PAGE_HTML);
 	char *path = output ? xstrdup(output) : xasprintf("%s/report.%s", dir, md ? "md" : "html");
 	int rc = EXIT_OK;
@@ -79,8 +95,11 @@ static int run(int argc, char **argv)
 		diag_error("report: cannot write '%s': %s", path, why);
 		free(why);
 		rc = EXIT_USAGE;
-	} else if (strcmp(path, "-") != 0) {
-		printf("wrote %s\n", path);
+	} else {
+		if (strcmp(path, "-") != 0)
+			printf("wrote %s\n", path);
+		if (in.ndamaged)
+			rc = EXIT_FAIL;
 	}
 	free(path);
 	free(doc);

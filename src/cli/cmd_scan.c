@@ -166,7 +166,8 @@ static int run(int argc, char **argv)
 		}
 	if (!paths_ok)
 		goto out;
-	if (output && !output_check(output, npaths ? paths : dot, npaths ? npaths : 1, force, &why)) {
+	struct output_inputs in = {npaths ? paths : dot, npaths ? npaths : 1, ".py .ipynb"};
+	if (output && !output_check(output, &in, force, &why)) {
 		diag_error("scan: -o '%s': %s", output, why);
 		free(why);
 		goto out;

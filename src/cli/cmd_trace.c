@@ -55,6 +55,9 @@ static const char help[] =
 	"                          standard error\n"
 	"      --export-trace FILE the timeline as Chrome trace-event JSON with Kineto's names\n"
 	"                          (Perfetto, Holistic Trace Analysis); implies --timeline\n"
+	"      --force             let -o or --export-trace replace an existing .py, .ipynb,\n"
+	"                          .npy, .npz, .csv or .tsv file (never one the traced\n"
+	"                          command names, nor the trace shown)\n"
 	"      --timeline          keep every kernel, copy, call and NVTX range\n"
 	"      --max-events N      timeline events kept per process (default 1000000)\n"
 	"      --full              also CUPTI's record of every runtime and driver API call\n"
@@ -89,7 +92,7 @@ static const char help[] =
 
 struct opts {
 	const char *output, *format, *export_path, *cupti, *tracer;
-	bool timeline, full, sample, exact, strict, quiet;
+	bool timeline, full, sample, exact, strict, quiet, force;
 	uint64_t max_events;
 	double timeout_s;
 	size_t max_lines, max_kernels;
@@ -176,6 +179,8 @@ static int parse_opts(int argc, char **argv, int from, struct opts *o)
 			o->tracer = val;
 		} else if (!strcmp(opt, "--strict")) {
 			o->strict = true;
+		} else if (!strcmp(opt, "--force")) {
+			o->force = true;
 		} else if (!strcmp(opt, "-q") || !strcmp(opt, "--quiet")) {
 			o->quiet = true;
 		} else if (!strcmp(opt, "--timeout")) {
@@ -224,6 +229,31 @@ static bool load_config(struct trace_config *cfg, const struct opts *o)
 	return true;
 }
 
+/* Checks -o and --export-trace before any work (core/fileio.h's rule):
+ * never one of inputs (the saved trace shown, or the files the traced
+ * command names), a source or data file only with --force, and not
+ * standard output, which carries the report. */
+static bool outputs_ok(const char *cmd, const struct opts *o, char *const *inputs, size_t n)
+{
+	const char *paths[2] = {o->output, o->export_path}, *names[2] = {"-o", "--export-trace"};
+	for (int i = 0; i < 2; i++) {
+		if (!paths[i])
+			continue;
+		if (!strcmp(paths[i], "-")) {
+			diag_error("%s: %s -: standard output carries the report: give a file name", cmd, names[i]);
+			return false;
+		}
+		struct output_inputs in = {inputs, n, ""};
+		char *why = NULL;
+		if (!output_check(paths[i], &in, o->force, &why)) {
+			diag_error("%s: %s '%s': %s", cmd, names[i], paths[i], why);
+			free(why);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Renders the report and writes the exports. False when an export failed. */
 static bool render(const struct trace *t, const struct trace_config *cfg, const struct opts *o)
 {
@@ -269,6 +299,8 @@ static int run_show(int argc, char **argv, struct opts *o)
 			   "--max-events are for tracing a run");
 		return EXIT_USAGE;
 	}
+	if (!outputs_ok("trace show", o, argv + first, 1))
+		return EXIT_USAGE;
 	struct trace_config cfg;
 	if (!load_config(&cfg, o))
 		return EXIT_USAGE;
@@ -331,6 +363,16 @@ static int run(int argc, char **argv)
 	if (o.sample && (o.timeline || o.full || o.exact)) {
 		diag_error("trace: --sample leaves records out, and %s keeps them all: use one",
 			   o.exact ? "--exact" : o.full ? "--full" : "--timeline (or --export-trace)");
+		ptrvec_free(&o.sets);
+		return EXIT_USAGE;
+	}
+	struct ptrvec named = {0};
+	output_command_files(argv + first, &named);
+	bool outs_ok = outputs_ok("trace", &o, (char *const *)named.items, named.len);
+	for (size_t i = 0; i < named.len; i++)
+		free(named.items[i]);
+	ptrvec_free(&named);
+	if (!outs_ok) {
 		ptrvec_free(&o.sets);
 		return EXIT_USAGE;
 	}

@@ -291,7 +291,8 @@ static int run(int argc, char **argv)
 
 	char *err;
 	char *inputs[4] = {(char *)pos[0], (char *)pos[1], (char *)o.dist_ref, (char *)o.dist_cand};
-	if (output && !output_check(output, inputs, o.dist_ref ? 4 : 2, force, &err)) {
+	struct output_inputs in = {inputs, o.dist_ref ? 4 : 2, NULL};
+	if (output && !output_check(output, &in, force, &err)) {
 		diag_error("verify: -o '%s': %s", output, err);
 		free(err);
 		goto out;

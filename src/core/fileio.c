@@ -267,7 +267,67 @@ static const char *protected_suffix(const char *path)
 	return NULL;
 }
 
-bool output_check(const char *path, char *const *inputs, size_t ninputs, bool force, char **why)
+/* True when name ends with one of the space-separated endings. */
+static bool ends_with_any(const char *name, const char *endings)
+{
+	size_t n = strlen(name);
+	for (const char *e = endings; *e;) {
+		while (*e == ' ')
+			e++;
+		size_t k = strcspn(e, " ");
+		if (k && n > k && strncasecmp(name + n - k, e, k) == 0)
+			return true;
+		e += k;
+	}
+	return false;
+}
+
+/* The absolute, resolved form of a path that may not exist yet (its
+ * directory resolved, its name kept); NULL when the directory is unknown. */
+static char *resolved(const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real)
+		return real;
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? xstrdup(".") : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	char *rdir = realpath(dir, NULL);
+	free(dir);
+	if (!rdir)
+		return NULL;
+	char *out = xasprintf("%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir, slash ? slash + 1 : path);
+	free(rdir);
+	return out;
+}
+
+/* Why target (existing, st) must not be written as one of in's inputs, or
+ * NULL. Owned. */
+static char *input_clash(const char *target, const struct stat *st, const struct output_inputs *in)
+{
+	char *rt = resolved(target);
+	char *why = NULL;
+	for (size_t i = 0; !why && in && i < in->n; i++) {
+		const char *p = in->paths[i];
+		struct stat is;
+		if (!p || strcmp(p, "-") == 0 || stat(p, &is) != 0)
+			continue;
+		if (is.st_dev == st->st_dev && is.st_ino == st->st_ino) {
+			why = xasprintf("it is also an input ('%s'): the report would replace it", p);
+		} else if (S_ISDIR(is.st_mode) && rt) {
+			char *rd = realpath(p, NULL);
+			size_t k = rd ? strlen(rd) : 0;
+			bool inside = rd && (strcmp(rd, "/") == 0 || (strncmp(rt, rd, k) == 0 && rt[k] == '/'));
+			if (inside && ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv"))
+				why = xasprintf("it is inside the input directory '%s', which is read: the report would "
+						"replace one of the inputs (write it elsewhere)", p);
+			free(rd);
+		}
+	}
+	free(rt);
+	return why;
+}
+
+bool output_check(const char *path, const struct output_inputs *in, bool force, char **why)
 {
 	*why = NULL;
 	if (strcmp(path, "-") == 0)
@@ -285,14 +345,9 @@ bool output_check(const char *path, char *const *inputs, size_t ninputs, bool fo
 	bool ok = true;
 	struct stat st;
 	bool exists = stat(target, &st) == 0;
-	for (size_t i = 0; exists && kind == T_REPLACE && i < ninputs; i++) {
-		struct stat in;
-		if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev &&
-		    in.st_ino == st.st_ino) {
-			*why = xasprintf("it is also an input ('%s'): the report would replace it", inputs[i]);
-			ok = false;
-			break;
-		}
+	if (exists && kind == T_REPLACE) {
+		*why = input_clash(target, &st, in);
+		ok = !*why;
 	}
 	const char *ext = protected_suffix(target);
 	if (ok && exists && kind == T_REPLACE && ext && !force) {
@@ -318,6 +373,19 @@ bool output_check(const char *path, char *const *inputs, size_t ninputs, bool fo
 	}
 	free(target);
 	return ok;
+}
+
+void output_command_files(char *const *argv, struct ptrvec *out)
+{
+	for (size_t i = 0; argv && argv[i]; i++) {
+		const char *w = argv[i];
+		/* --opt=FILE names a file too */
+		const char *eq = w[0] == '-' ? strchr(w, '=') : NULL;
+		const char *name = eq ? eq + 1 : w;
+		struct stat st;
+		if (*name && stat(name, &st) == 0 && !S_ISDIR(st.st_mode))
+			ptrvec_push(out, xstrdup(name));
+	}
 }
 
 /* ---- whole-or-nothing writes ---- */

@@ -27,12 +27,30 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why);
  * False (errno set) on an error. */
 bool write_all(int fd, const char *data, size_t len);
 
+/* What a command reads (or is about to): an output may never replace one
+ * of these, whether named directly, found in a directory or reached through
+ * a link, not even with --force. */
+struct output_inputs {
+	char *const *paths;    /* files and directories read ("-" and NULL entries ignored) */
+	size_t n;
+	const char *dir_reads; /* endings of the files read inside an input directory, space-
+				* separated (".json"); NULL: those of source and data files,
+				* .py .ipynb .npy .npz .csv .tsv */
+};
+
 /* Checks, before the work, that a report may be written to path: not a
- * directory, not the same file (device and inode, links followed) as one
- * of the ninputs paths, not an existing source or data file (.py, .ipynb,
- * .npy, .npz, .csv, .tsv) unless force, and in a writable directory. "-"
- * (stdout) always may. False with *why (owned) saying why not. */
-bool output_check(const char *path, char *const *inputs, size_t ninputs, bool force, char **why);
+ * directory, not one of the inputs (device and inode, links followed), not
+ * an existing file that an input directory's reading would take in, not an
+ * existing source or data file (.py, .ipynb, .npy, .npz, .csv, .tsv) unless
+ * force, and in a writable directory. "-" (stdout) always may. in may be
+ * NULL (no inputs). False with *why (owned) saying why not. The one rule
+ * for every output path of every command. */
+bool output_check(const char *path, const struct output_inputs *in, bool force, char **why);
+
+/* The words of a command line that name existing files (owned strings
+ * appended to out): what a traced or benchmarked command is about to read
+ * (its script, its data), for output_inputs. */
+void output_command_files(char *const *argv, struct ptrvec *out);
 
 /* Writes data to path atomically: the file is either the whole new content
  * or untouched. "-" writes to stdout. Returns false and sets *why (owned,

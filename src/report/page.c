@@ -3,11 +3,13 @@
  * Markdown, escaping every value; plots are HTML only. */
 #include "page.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/shellsplit.h"
@@ -17,14 +19,26 @@
 
 /* ---- reading ---- */
 
-static json_t *load_json(const char *dir, const char *name)
+/* dir/name as a JSON object, or NULL: silently when it is not there, else
+ * with "name: why" added to in->damaged. */
+static json_t *load_json(struct page_input *in, const char *name, bool *absent)
 {
-	char *p = xasprintf("%s/%s", dir, name);
-	json_t *doc = json_load_file(p, 0, NULL);
+	char *p = xasprintf("%s/%s", in->dir, name);
+	bool there = access(p, F_OK) == 0;
+	if (absent)
+		*absent = !there;
+	json_error_t jerr;
+	json_t *doc = there ? json_load_file(p, 0, &jerr) : NULL;
 	free(p);
-	if (doc && !json_is_object(doc)) {
+	if (!there)
+		return NULL;
+	char *why = !doc ? xasprintf("%s: %s (line %d)", name, jerr.text, jerr.line)
+		  : !json_is_object(doc) ? xasprintf("%s: not a JSON object", name) : NULL;
+	if (why) {
 		json_decref(doc);
-		doc = NULL;
+		in->damaged = xrealloc(in->damaged, (in->ndamaged + 1) * sizeof *in->damaged);
+		in->damaged[in->ndamaged++] = why;
+		return NULL;
 	}
 	return doc;
 }
@@ -33,24 +47,30 @@ bool page_read(const char *dir, struct page_input *in, char **why)
 {
 	memset(in, 0, sizeof *in);
 	*why = NULL;
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		*why = xasprintf("cannot read '%s': %s", dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+		return false;
+	}
 	in->dir = dir;
-	in->contract = load_json(dir, "contract.json");
-	in->environment = load_json(dir, "environment.json");
-	in->scan = load_json(dir, "scan.json");
-	in->baseline = load_json(dir, "baseline.json");
-	in->verdict = load_json(dir, "verdict.json");
+	in->contract = load_json(in, "contract.json", NULL);
+	in->environment = load_json(in, "environment.json", NULL);
+	in->scan = load_json(in, "scan.json", NULL);
+	in->baseline = load_json(in, "baseline.json", NULL);
+	in->verdict = load_json(in, "verdict.json", NULL);
 	struct ptrvec c = {0};
 	for (int i = 1; i < 10000; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "candidate-%d.json", i);
-		json_t *doc = load_json(dir, name);
-		if (!doc)
+		bool absent;
+		json_t *doc = load_json(in, name, &absent);
+		if (absent)
 			break;
-		ptrvec_push(&c, doc);
+		ptrvec_push(&c, doc); /* NULL where damaged */
 	}
 	in->candidates = (json_t **)c.items;
 	in->ncandidates = c.len;
-	if (!in->contract && !in->baseline && !in->ncandidates) {
+	if (!in->contract && !in->baseline && !in->ncandidates && !in->ndamaged) {
 		*why = xasprintf("'%s' holds no gpuopt try results (no contract.json, baseline.json or "
 				 "candidate-1.json)", dir);
 		page_input_free(in);
@@ -69,6 +89,9 @@ void page_input_free(struct page_input *in)
 	for (size_t i = 0; i < in->ncandidates; i++)
 		json_decref(in->candidates[i]);
 	free(in->candidates);
+	for (size_t i = 0; i < in->ndamaged; i++)
+		free(in->damaged[i]);
+	free(in->damaged);
 	memset(in, 0, sizeof *in);
 }
 
@@ -312,6 +335,8 @@ static void section_verdict(struct em *e, const struct page_input *in)
 		para(e, "Keep %s: it computes the same outputs as the baseline and is %.3gx as fast.", best, best_speed);
 	else if (in->ncandidates)
 		para(e, "No candidate is kept: each verdict below names what limits it.");
+	else if (in->ndamaged)
+		para(e, "No candidate could be read (see the damaged results above).");
 	else
 		para(e, "No candidate was tried.");
 	if (e->kind == PAGE_HTML)
@@ -811,6 +836,13 @@ char *page_render(const struct page_input *in, enum page_kind kind)
 		buf_puts(&e.b, "## gpuopt try: `");
 		md_text(&e.b, base, false);
 		buf_puts(&e.b, "`\n");
+	}
+	if (in->ndamaged) {
+		heading(&e, 2, "damaged", "Damaged results");
+		para(&e, "%zu file%s of the results could not be read and %s left out of this page:", in->ndamaged,
+		     in->ndamaged == 1 ? "" : "s", in->ndamaged == 1 ? "is" : "are");
+		for (size_t i = 0; i < in->ndamaged; i++)
+			para(&e, "%s", in->damaged[i]);
 	}
 	section_verdict(&e, in);
 	section_candidates(&e, in);

@@ -24,10 +24,14 @@ struct page_input {
 	json_t *contract, *environment, *scan, *baseline, *verdict; /* each may be NULL */
 	json_t **candidates;          /* candidate-1.json, ... (entries may be NULL) */
 	size_t ncandidates;
+	char **damaged;               /* "FILE: why" for each file there but unreadable (owned) */
+	size_t ndamaged;
 };
 
-/* Reads dir's files into in (the caller frees with page_input_free).
- * False with *why (owned) when dir holds no try results at all. */
+/* Reads dir's files into in (the caller frees with page_input_free); a
+ * file that is there but cannot be read as a JSON object is left out and
+ * named in in->damaged. False with *why (owned) when dir cannot be read or
+ * holds no try results at all. */
 bool page_read(const char *dir, struct page_input *in, char **why);
 void page_input_free(struct page_input *in);
 

@@ -110,6 +110,14 @@ bool try_init(const char *script, const char *out, bool force, char **written, c
 		*why = xasprintf("'%s' exists: give --force to replace it, or -o FILE", target);
 		goto fail;
 	}
+	char *scripts[] = {(char *)script};
+	struct output_inputs in = {scripts, 1, ""};
+	char *owhy = NULL;
+	if (!output_check(target, &in, force, &owhy)) {
+		*why = xasprintf("'%s': %s", target, owhy);
+		free(owhy);
+		goto fail;
+	}
 	char *kwhy = NULL;
 	struct kb *kb = kb_load(&kwhy);
 	if (!kb) {

@@ -91,7 +91,7 @@ static size_t count_entries(const char *path)
 }
 
 static bool mirror(struct scratch *s, const char *src, const char *dst, const char *rel, int depth,
-		   char *const *skip, char **why)
+		   char *const *skip, unsigned long long copy_max, char **why)
 {
 	DIR *d = opendir(src);
 	if (!d) {
@@ -131,9 +131,9 @@ static bool mirror(struct scratch *s, const char *src, const char *dst, const ch
 				*why = xasprintf("cannot make '%s': %s", to, strerror(errno));
 				ok = false;
 			} else {
-				ok = mirror(s, from, to, r, depth + 1, skip, why);
+				ok = mirror(s, from, to, r, depth + 1, skip, copy_max, why);
 			}
-		} else if (S_ISREG(st.st_mode) && st.st_size <= (off_t)SCRATCH_COPY_MAX) {
+		} else if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size <= copy_max) {
 			ok = copy_file(from, to, st.st_mode, why);
 			if (ok) {
 				/* stamped at the epoch: a run that rewrites it shows as an output */
@@ -153,7 +153,8 @@ static bool mirror(struct scratch *s, const char *src, const char *dst, const ch
 	return ok;
 }
 
-bool scratch_make(struct scratch *s, const char *project, const char *dir, char *const *skip, char **why)
+bool scratch_make(struct scratch *s, const char *project, const char *dir, char *const *skip,
+		  unsigned long long copy_max, char **why)
 {
 	*why = NULL;
 	memset(s, 0, sizeof *s);
@@ -163,7 +164,7 @@ bool scratch_make(struct scratch *s, const char *project, const char *dir, char 
 	}
 	char *abs = realpath(dir, NULL);
 	s->dir = abs ? abs : xstrdup(dir);
-	bool ok = mirror(s, project, s->dir, "", 0, skip, why);
+	bool ok = mirror(s, project, s->dir, "", 0, skip, copy_max, why);
 	if (s->made.len)
 		qsort(s->made.items, s->made.len, sizeof *s->made.items, cmp_str);
 	return ok;

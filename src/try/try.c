@@ -20,6 +20,7 @@
 #include "core/data.h"
 #include "core/diag.h"
 #include "core/fileio.h"
+#include "core/readonly.h"
 #include "core/runner.h"
 #include "core/shellsplit.h"
 #include "core/version.h"
@@ -29,6 +30,7 @@
 #include "scan/imports.h"
 #include "scan/kb.h"
 #include "scan/scan.h"
+#include "results.h"
 #include "scratch.h"
 #include "trace/analyze.h"
 #include "trace/export.h"
@@ -71,7 +73,9 @@ struct session {
 	const struct try_settings *set;
 	struct try_contract c;
 	struct try_result *res;
-	char *dir;            /* results directory, absolute */
+	char *dir;            /* results directory, absolute (claim.dir) */
+	struct results_claim claim; /* the results directory, marked and locked */
+	bool read_only;       /* the project is read-only to the runs (protect_project) */
 	char *key;            /* of this contract and gpuopt version */
 	json_t *data;         /* try.json */
 	json_t *env;          /* environment.json */
@@ -430,15 +434,15 @@ static bool setup_contract(struct session *s)
 		free(dir);
 		dir = xstrdup(set->results);
 	}
-	if (!make_dirs(dir)) {
-		fail(s, TRY_IO_ERROR, "cannot make the results directory '%s': %s", dir, strerror(errno));
-		free(dir);
+	char *why = NULL;
+	enum results_refusal refused = results_claim(&s->claim, dir, s->c.dir, &why);
+	free(dir);
+	if (refused != RESULTS_OK) {
+		fail(s, refused == RESULTS_IO ? TRY_IO_ERROR : TRY_BAD_CONTRACT, "%s", why);
+		free(why);
 		return false;
 	}
-	s->dir = realpath(dir, NULL);
-	free(dir);
-	if (!s->dir)
-		return fail(s, TRY_IO_ERROR, "cannot use the results directory: %s", strerror(errno));
+	s->dir = s->claim.dir;
 	s->res->results_dir = xstrdup(s->dir);
 	json_t *cj = contract_to_json(&s->c);
 	char *canon = json_dumps(cj, JSON_SORT_KEYS | JSON_COMPACT);
@@ -457,22 +461,66 @@ static bool setup_contract(struct session *s)
 	if (stale) {
 		static const char *const steps[] = {"environment.json", "scan.json", "baseline.json", "verdict.json",
 						    "reference", "runs", "logs", NULL};
-		for (size_t i = 0; steps[i]; i++) {
-			char *p = path_in(s, steps[i]);
-			remove_tree(p);
-			free(p);
-		}
+		for (size_t i = 0; steps[i]; i++)
+			results_remove(&s->claim, steps[i]);
 		for (int i = 1; i < 1000; i++) {
-			char *p = xasprintf("%s/candidate-%d.json", s->dir, i);
-			bool gone = access(p, F_OK) != 0;
-			remove(p);
+			char *p = xasprintf("candidate-%d.json", i), *q = path_in(s, p);
+			bool gone = access(q, F_OK) != 0;
+			results_remove(&s->claim, p);
 			free(p);
+			free(q);
 			if (gone)
 				break;
 		}
 	}
 	json_t *doc = json_pack("{s:o, s:s}", "contract", cj, "gpuopt", GPUOPT_VERSION);
 	return save(s, "contract.json", doc);
+}
+
+/* ---- the project, read-only to the runs ---- */
+
+/* A runs_writable entry of data/try.json as a path (owned), or NULL when
+ * its variable is unset. */
+static char *expand_path(const char *e)
+{
+	if (e[0] == '$') {
+		const char *v = getenv(e + 1);
+		return v && *v ? xstrdup(v) : NULL;
+	}
+	if (e[0] == '~' && e[1] == '/') {
+		const char *home = getenv("HOME");
+		return home && *home ? xasprintf("%s%s", home, e + 1) : NULL;
+	}
+	return xstrdup(e);
+}
+
+/* Makes the project read-only to try and to every run it starts, the
+ * results directory and data/try.json's runs_writable excepted, so no run
+ * can change the user's files through the links of its run directory.
+ * Where the system allows no private mounts, runs copy files of up to
+ * SCRATCH_COPY_UNPROTECTED bytes instead, and the user is told. */
+static void protect_project(struct session *s)
+{
+	struct ptrvec w = {0};
+	ptrvec_push(&w, xstrdup(s->dir));
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(s->data, "runs_writable"), i, v) {
+		char *p = json_is_string(v) ? expand_path(json_string_value(v)) : NULL;
+		if (p)
+			ptrvec_push(&w, p);
+	}
+	ptrvec_push(&w, NULL);
+	char *why = NULL;
+	s->read_only = readonly_tree(s->c.dir, (char *const *)w.items, &why);
+	if (!s->read_only)
+		say(s, "the project cannot be made read-only to the runs (%s): each run copies files of up to "
+		       "%u MiB instead of linking them; a run that writes a larger file or into a linked "
+		       "directory changes yours", why, SCRATCH_COPY_UNPROTECTED >> 20);
+	free(why);
+	for (i = 0; i + 1 < w.len; i++)
+		free(w.items[i]);
+	ptrvec_free(&w);
 }
 
 /* ---- environment and scan ---- */
@@ -834,11 +882,17 @@ static char **skip_list(const struct session *s)
 /* A run directory runs/NAME mirroring the project. */
 static bool make_run_dir(struct session *s, const char *name, struct scratch *sc)
 {
-	char *dir = xasprintf("%s/runs/%s", s->dir, name);
-	remove_tree(dir);
+	char *rel = xasprintf("runs/%s", name), *dir = path_in(s, rel), *runs = path_in(s, "runs");
+	struct stat st;
+	if (lstat(runs, &st) == 0 && !S_ISDIR(st.st_mode))
+		results_remove(&s->claim, "runs"); /* a link or a file in its place */
+	mkdir(runs, 0755);
+	free(runs);
+	results_remove(&s->claim, rel);
+	free(rel);
 	char **skip = skip_list(s);
 	char *why = NULL;
-	bool ok = scratch_make(sc, s->c.dir, dir, skip, &why);
+	bool ok = scratch_make(sc, s->c.dir, dir, skip, s->read_only ? SCRATCH_COPY_MAX : SCRATCH_COPY_UNPROTECTED, &why);
 	if (!ok)
 		fail(s, TRY_IO_ERROR, "%s", why);
 	free(why);
@@ -1303,10 +1357,16 @@ static json_t *bench_candidate(struct session *s, const struct cand *c, int inde
 	bench_result_free(r);
 	ptrvec_free(&set.names);
 out:
-	if (sb.dir)
-		remove_tree(sb.dir);
-	if (sc.dir)
-		remove_tree(sc.dir);
+	if (sb.dir) {
+		char *rel = xasprintf("runs/%s", bname);
+		results_remove(&s->claim, rel);
+		free(rel);
+	}
+	if (sc.dir) {
+		char *rel = xasprintf("runs/%s", cname);
+		results_remove(&s->claim, rel);
+		free(rel);
+	}
 	scratch_free(&sb);
 	scratch_free(&sc);
 	free(bname);
@@ -1681,7 +1741,10 @@ struct try_result *try_run(const struct try_settings *set)
 		goto out;
 	}
 	runner_install_signals();
-	if (!setup_contract(&s) || !step_environment(&s) || !step_scan(&s) || !step_baseline(&s))
+	if (!setup_contract(&s))
+		goto out;
+	protect_project(&s);
+	if (!step_environment(&s) || !step_scan(&s) || !step_baseline(&s))
 		goto out;
 	ncands = list_candidates(&s, &cands);
 	if (ncands == 0) {
@@ -1710,7 +1773,7 @@ out:
 	free(s.python);
 	free(s.script);
 	strv_free(s.script_args);
-	free(s.dir);
+	results_release(&s.claim);
 	free(s.key);
 	contract_free(&s.c);
 	return s.res;

@@ -1,0 +1,123 @@
+/* readonly: see readonly.h. */
+#include "readonly.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static bool write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	close(fd);
+	return ok;
+}
+
+/* The per-mount flags of the mount holding path, as mount(2) takes them: a
+ * remount inside a user namespace must keep the ones it inherited. */
+static unsigned long mount_flags(const char *path)
+{
+	struct statvfs v;
+	if (statvfs(path, &v) != 0)
+		return 0;
+	unsigned long f = 0;
+	if (v.f_flag & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (v.f_flag & ST_NODEV)
+		f |= MS_NODEV;
+	if (v.f_flag & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (v.f_flag & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (v.f_flag & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (v.f_flag & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+/* A new mount namespace, with a user namespace when not privileged. */
+static bool new_namespace(char **why)
+{
+	if (unshare(CLONE_NEWNS) == 0)
+		return true;
+	int first = errno;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+		*why = xasprintf("no private mount namespace here (unshare: %s; with a user namespace: %s)",
+				 strerror(first), strerror(errno));
+		return false;
+	}
+	char map[64];
+	snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
+	bool ok = write_proc("/proc/self/uid_map", map);
+	write_proc("/proc/self/setgroups", "deny\n");
+	snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
+	ok = ok && write_proc("/proc/self/gid_map", map);
+	if (!ok)
+		*why = xasprintf("cannot map the user into a user namespace: %s", strerror(errno));
+	return ok;
+}
+
+static bool within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (n == 1 && outer[0] == '/')
+		return inner[0] == '/';
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+static bool bind(const char *path, bool ro, char **why)
+{
+	unsigned long keep = mount_flags(path);
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+	    mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | keep | (ro ? MS_RDONLY : 0), NULL) != 0) {
+		*why = xasprintf("cannot make '%s' %s: %s", path, ro ? "read-only" : "writable", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool readonly_tree(const char *root, char *const *writable, char **why)
+{
+	*why = NULL;
+	char *top = realpath(root, NULL);
+	if (!top) {
+		*why = xasprintf("'%s': %s", root, strerror(errno));
+		return false;
+	}
+	char *cwd = getcwd(NULL, 0);
+	bool ok = new_namespace(why);
+	if (ok && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		*why = xasprintf("cannot make the mounts private: %s", strerror(errno));
+		ok = false;
+	}
+	ok = ok && bind(top, true, why);
+	for (size_t i = 0; ok && writable && writable[i]; i++) {
+		char *w = realpath(writable[i], NULL);
+		struct stat st;
+		if (w && within(w, top) && stat(w, &st) == 0 && S_ISDIR(st.st_mode))
+			ok = bind(w, false, why);
+		free(w);
+	}
+	/* the current directory again, through the new mounts */
+	if (cwd && chdir(cwd) != 0) {
+		/* it stays where it was */
+	}
+	free(cwd);
+	free(top);
+	return ok;
+}

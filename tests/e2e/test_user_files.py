@@ -1,0 +1,275 @@
+"""Nothing of the user's lost (issue 25): the results directory gpuopt try
+takes (never one holding the user's files, only what try wrote removed, one
+try at a time), runs that cannot change the project, and one rule for every
+output path of every command. Real runs of the real binary on real files;
+each test failed on the binary before the fixes."""
+import hashlib
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import BINARY, CACHE_HOME, ROOT, run
+
+PY = "/usr/bin/python3"  # Debian's, with numpy
+
+BASE = """import numpy as np, sys
+x = np.arange(2000, dtype=np.float64)
+np.save("out.npy", np.sqrt(x))
+"""
+CONTRACT = f"""baseline = "{PY} base.py"
+outputs = ["out.npy"]
+candidates = ["{PY} base.py"]
+accelerators = "none"
+trace = false
+warmup = 0
+min_runs = 5
+max_time = 1
+min_time = 0
+"""
+
+
+def digest(root):
+    """Every file and link under root: content hash (or link target) and mtime."""
+    h = {}
+    for p in sorted(Path(root).rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            h[rel] = ("link", os.readlink(p))
+        elif p.is_file():
+            h[rel] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+    return h
+
+
+def make_project(tmp_path, contract=CONTRACT):
+    d = tmp_path / "proj"
+    d.mkdir()
+    (d / "base.py").write_text(BASE)
+    (d / "gpuopt.toml").write_text(contract)
+    return d
+
+
+def user_dir(path):
+    """A directory of the user's that looks like try's results: runs/, logs/, reference/."""
+    for sub in ("runs", "logs", "reference"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+        (path / sub / "mine.txt").write_text(f"the user's {sub}\n")
+    (path / "notes.md").write_text("mine\n")
+    return path
+
+
+# ---- the results directory ----
+
+def test_results_dir_holding_the_users_files_is_refused(tmp_path):
+    d = make_project(tmp_path)
+    mine = user_dir(tmp_path / "mine")
+    before = digest(tmp_path)
+    r = run("try", "-r", mine, cwd=d, timeout=120)
+    assert r.rc == 2, r
+    assert "holds files that gpuopt try did not write" in r.err and str(mine) in r.err, r
+    assert "try only ever removes what it wrote" in r.err
+    assert digest(tmp_path) == before
+
+
+@pytest.mark.parametrize("results", [".", "..", "/", "base.py"])
+def test_results_dir_that_is_the_project_or_above_it_is_refused(tmp_path, results):
+    d = make_project(tmp_path, CONTRACT + f'results = "{results}"\n')
+    user_dir(d)  # the project has runs/, logs/ and reference/ of its own
+    before = digest(tmp_path)
+    r = run("try", cwd=d, timeout=120)
+    assert r.rc == 2, r
+    assert ("is the project directory or holds it" in r.err or "is not a directory" in r.err), r
+    assert digest(tmp_path) == before
+
+
+def test_empty_results_dir_is_taken_and_reused(tmp_path):
+    d = make_project(tmp_path)
+    res = tmp_path / "res"
+    res.mkdir()
+    r = run("try", "-r", res, cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    assert (res / ".gpuopt-try").read_text().startswith("gpuopt try results")
+    assert (res / "candidate-1.json").exists()
+    # its own results: taken again, resumed, and started over with --fresh
+    r = run("try", "-r", res, cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    r = run("try", "-r", res, "--fresh", cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    # a file of the user's put there afterwards is never removed
+    (res / "mine.txt").write_text("keep me\n")
+    r = run("try", "-r", res, "--fresh", cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    assert (res / "mine.txt").read_text() == "keep me\n"
+
+
+def test_a_link_planted_in_the_results_is_not_followed(tmp_path):
+    d = make_project(tmp_path)
+    r = run("try", cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    res = d / "gpuopt-try"
+    mine = user_dir(tmp_path / "mine")
+    before = digest(mine)
+    for sub in ("runs", "logs", "reference"):
+        target = res / sub
+        if target.exists():
+            subprocess.run(["rm", "-rf", str(target)], check=True)
+        target.symlink_to(mine / sub)
+    r = run("try", "--fresh", cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    assert digest(mine) == before
+
+
+def test_a_second_try_on_the_same_results_is_told_who_holds_them(tmp_path):
+    slow = CONTRACT.replace(f'baseline = "{PY} base.py"',
+                            f'baseline = "{PY} -c \'import time; time.sleep(30)\'"')
+    d = make_project(tmp_path, slow)
+    env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
+    first = subprocess.Popen([str(BINARY), "try", "-q"], cwd=d, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lock = d / "gpuopt-try" / ".gpuopt-try.lock"
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not (lock.exists() and lock.read_text()):
+            time.sleep(0.05)
+        r = run("try", cwd=d, timeout=60)
+        assert r.rc == 2, r
+        assert "is in use by another gpuopt try (pid %d, started " % first.pid in r.err, r
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    # released when the first ends: the next one runs
+    r = run("try", "--baseline", f"{PY} base.py", cwd=d, timeout=120)
+    assert "in use by another" not in r.err, r
+
+
+# ---- runs cannot change the project ----
+
+REWRITE = """import numpy as np
+with open("big.bin", "r+b") as f:   # a checkpoint rewritten in place
+    f.write(b"overwritten by the run")
+with open("data/more.bin", "wb") as f:  # a file in a directory too large to mirror
+    f.write(b"new")
+np.save("out.npy", np.sqrt(np.arange(2000, dtype=np.float64)))
+"""
+
+
+@pytest.mark.parametrize("user", [None, "nobody"])
+def test_a_run_cannot_change_the_projects_files(tmp_path, user):
+    # as root the mount namespace alone; as another user, a user namespace too
+    if user and os.geteuid() != 0:
+        pytest.skip("needs root to run as another user")
+    if user:
+        tmp_path = Path(tempfile.mkdtemp())
+        os.chmod(tmp_path, 0o755)
+    d = make_project(tmp_path, CONTRACT.replace(f'candidates = ["{PY} base.py"]',
+                                                f'candidates = ["{PY} rewrite.py"]'))
+    (d / "rewrite.py").write_text(REWRITE)
+    (d / "big.bin").write_bytes(os.urandom(3 << 20))   # linked, not copied, into each run
+    (d / "data").mkdir()
+    for i in range(5100):                              # more entries than a run mirrors
+        (d / "data" / f"{i}.txt").write_text(str(i))
+    if user:
+        subprocess.run(["chown", "-R", user, str(d)], check=True)
+    before = digest(d)
+    r = run("try", cwd=d, timeout=300, user=user)
+    after = digest(d)
+    after = {k: v for k, v in after.items() if not k.startswith("gpuopt-try/")}
+    assert after == before, r
+    assert r.rc == 1, r
+    assert "Read-only file system" in r.out + r.err, r
+    assert "cannot be made read-only" not in r.err, r
+
+
+# ---- one rule for every output path ----
+
+TRACE = ROOT / "tests" / "e2e" / "fixtures" / "trace" / "cupy_compute_bound.json"
+SCRIPT = "import numpy as np\nnp.save('a.npy', np.arange(3.0))\n"
+
+
+def files_at(tmp_path):
+    (tmp_path / "s.py").write_text(SCRIPT)
+    (tmp_path / "t.json").write_bytes(TRACE.read_bytes())
+    (tmp_path / "keep.py").write_text("# the user's\n")
+    np.save(tmp_path / "data.npy", np.arange(4.0))
+    (tmp_path / "link.json").symlink_to(tmp_path / "t.json")
+    (tmp_path / "tolink.html").symlink_to(tmp_path / "keep.py")
+    for d in ("d1", "d2", "sd"):
+        (tmp_path / d).mkdir()
+    np.save(tmp_path / "d1" / "a.npy", np.arange(3.0))
+    np.save(tmp_path / "d2" / "a.npy", np.arange(3.0))
+    (tmp_path / "sd" / "s.py").write_text(SCRIPT)
+    return tmp_path
+
+
+REFUSED = [
+    # named as an input, directly or through a link: never, --force or not
+    (["trace", "-o", "s.py", "--", PY, "s.py"], "it is also an input ('s.py')"),
+    (["trace", "--force", "-o", "s.py", "--", PY, "s.py"], "it is also an input ('s.py')"),
+    (["trace", "show", "--export-trace", "t.json", "t.json"], "it is also an input ('t.json')"),
+    (["trace", "show", "--export-trace", "link.json", "t.json"], "it is also an input ('t.json')"),
+    (["trace", "show", "--force", "--export-trace", "t.json", "link.json"], "it is also an input"),
+    (["bench", "--force", "--output", "s.py", f"{PY} s.py"], "it is also an input ('s.py')"),
+    (["bench", "--force", "--export-json", "s.py", f"{PY} s.py"], "it is also an input ('s.py')"),
+    (["try", "--init", "s.py", "-o", "s.py", "--force"], "it is also an input ('s.py')"),
+    # found inside an input directory
+    (["verify", "d1", "d2", "-o", "d1/a.npy", "--force"], "inside the input directory 'd1'"),
+    (["scan", "sd", "-o", "sd/s.py", "--force"], "inside the input directory 'sd'"),
+    # a source or data file without --force, also through a link
+    (["trace", "show", "--export-trace", "keep.py", "t.json"], "it is a .py file"),
+    (["bench", "--output", "data.npy", f"{PY} -c pass"], "it is a .npy file"),
+    (["report", "-o", "tolink.html", "res"], "it is a .py file"),
+    # two documents on standard output
+    (["trace", "show", "--format", "json", "--export-trace", "-", "t.json"], "standard output carries the report"),
+]
+
+
+@pytest.mark.parametrize("args,message", REFUSED, ids=[" ".join(a[:4]) for a, _ in REFUSED])
+def test_an_output_never_replaces_an_input(tmp_path, args, message):
+    d = files_at(tmp_path)
+    if "report" in args:
+        # results a try wrote (a contract is enough to render)
+        (d / "res").mkdir()
+        (d / "res" / "contract.json").write_text('{"contract": {"baseline": "python3 s.py"}, "gpuopt": "x"}\n')
+    before = digest(d)
+    r = run(*args, cwd=d, timeout=60)
+    assert r.rc == 2, r
+    assert message in r.err, r
+    assert digest(d) == before
+
+
+def test_report_reads_its_results_and_never_writes_over_them(tmp_path):
+    d = files_at(tmp_path)
+    res = d / "res"
+    res.mkdir()
+    (res / "contract.json").write_text('{"contract": {"baseline": "python3 s.py"}, "gpuopt": "x"}\n')
+    (res / "verdict.json").write_text('{"candidates": []}\n')
+    before = digest(res)
+    r = run("report", "-o", res / "verdict.json", res)
+    assert r.rc == 2 and "inside the input directory" in r.err, r
+    assert digest(res) == before
+    # the page beside them is fine, and --force lets a .py outside be replaced
+    r = run("report", "-o", res / "page.html", res)
+    assert r.rc == 0, r
+    r = run("report", "--force", "-o", d / "keep.py", res)
+    assert r.rc == 0, r
+
+
+def test_report_names_damaged_results_and_renders_the_rest(tmp_path):
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "contract.json").write_text('{"contract": {"baseline": "python3 s.py"}, "gpuopt": "x"}\n')
+    (res / "candidate-1.json").write_text('{"name": "cupy port", "verdict": {"verdict": "keep"')  # cut short
+    (res / "candidate-2.json").write_text('{"name": "torch port", "verdict": {"verdict": "reject", '
+                                          '"factor": "crash", "reason": "it crashed"}}\n')
+    r = run("report", "-f", "markdown", "-o", "-", res)
+    assert r.rc == 1, r
+    assert "candidate-1.json" in r.err and "damaged" in r.err, r
+    assert "Damaged results" in r.out and "candidate-1.json" in r.out, r
+    assert "torch port" in r.out, r
+    r = run("report", tmp_path / "nonexistent")
+    assert r.rc == 2 and "cannot read" in r.err and "No such file" in r.err, r
