@@ -192,6 +192,7 @@ struct ctx {
 	struct ptrvec findings;
 	double wall_ns;
 	bool *roundtrip_line; /* lines a roundtrip-storm finding is about */
+	double pageable_excess; /* copy time pageable-transfer findings explain (beyond pinned rates) */
 	uint64_t copy_ns_added; /* GPU time of copies the records missed (copies_to_calls) */
 	double *idle_scale;   /* per process: what its estimated idle times are taken at (idle_scale_of) */
 };
@@ -894,6 +895,7 @@ static void rule_pageable(struct ctx *c)
 					    "time_s", time, "rate", rate, "pinned_rate", prate,
 					    "pinned_source", source, NULL};
 			add_finding(c, R_PAGEABLE_TRANSFER, cost, l->label, kv);
+			c->pageable_excess += cost;
 			free(bytes);
 			free(time);
 			free(rate);
@@ -929,6 +931,14 @@ static void rule_transfer(struct ctx *c)
 		buf_free(&detail);
 		return;
 	}
+	/* The copy time pageable memory explains is pageable-transfer's, the more
+	 * precise finding with the more precise fix (pin the host buffers); what
+	 * is left is what copies cost at the pinned rate. */
+	double cost = (double)copy_ns - c->pageable_excess;
+	if (cost <= 0 || !matters(c, cost)) {
+		buf_free(&detail);
+		return;
+	}
 	size_t top = 0;
 	uint64_t top_ns = 0;
 	for (size_t i = 0; i < c->r->nlines; i++) {
@@ -945,7 +955,7 @@ static void rule_transfer(struct ctx *c)
 	char *share = fmt_share((double)copy_ns, (double)b->busy_ns);
 	const char *kv[] = {"copy_s", cs, "busy_s", bs, "share", share, "detail", detail.data,
 			    "site", c->r->lines[top].label, NULL};
-	add_finding(c, R_TRANSFER_BOUND, (double)copy_ns, c->r->lines[top].label, kv);
+	add_finding(c, R_TRANSFER_BOUND, cost, c->r->lines[top].label, kv);
 	free(cs);
 	free(bs);
 	free(share);

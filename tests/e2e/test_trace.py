@@ -524,6 +524,37 @@ def test_one_off_waits_are_not_host_work_between_gpu_calls():
     assert "(9999 times" in top["evidence"], top
 
 
+def test_pageable_copies_rank_before_the_transfer_time_they_explain():
+    """mp_frames_pageable_crash (real H200 trace, set3's first reading, the
+    default mode): two workers copy 40 batches each from pageable memory at
+    line 50. transfer-bound (all copy time, 3.8 s) ranked above
+    pageable-transfer (3.1 s of it beyond the pinned rate) at the same line;
+    the copy time pinning would save is pageable-transfer's, so it ranks
+    first, and transfer-bound keeps only what is left."""
+    r = show("eval3_mp_frames_pageable")
+    top = r["findings"][0]
+    assert top["rule"] == "pageable-transfer" and top["line"].startswith("mp_frames_pageable_crash.py:50"), top
+    pageable = sum(f["cost_s"] for f in r["findings"] if f["rule"] == "pageable-transfer")
+    for f in r["findings"]:
+        if f["rule"] == "transfer-bound":
+            assert f["cost_s"] < 3.8 - pageable + 0.01, f
+
+
+def test_round_trips_counted_by_the_callbacks_on_the_h200():
+    """nb_grid_bfs_flag (real H200 trace of today's tracer, set3's first
+    reading, default mode): the BFS copies a one-element flag back after
+    every level. The callbacks decoded each copy (direction, bytes) and the
+    GPU's idle after each drain on the host clock; the finding says how many
+    and how small, at line 57."""
+    doc = json.loads(fixture("eval3_nb_grid_bfs_flag").read_text())
+    stats = [s for p in doc["processes"] for s in p["site_stats"] if s.get("copy_calls")]
+    assert any(c[0] == 1 for s in stats for c in s["copy_calls"]), stats  # device to host, decoded
+    assert any(s["drained"][0] > 0 and s["drained"][1] > 0 for s in stats), stats
+    r = show("eval3_nb_grid_bfs_flag")
+    top = r["findings"][0]
+    assert top["rule"] == "roundtrip-storm" and top["line"].startswith("nb_grid_bfs_flag.py:57"), top
+
+
 def test_the_warm_up_taken_off_the_gpu_phase_says_where_it_was():
     """pt_golem_item (real H200 trace): 4.48 s of warm-up is taken off its GPU
     phase, 4.30 s of it one wait, from the synchronize at line 48 to the first
