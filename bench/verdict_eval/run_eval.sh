@@ -4,7 +4,9 @@
 # saved), every port pair under gpuopt try, and, with ROUNDS=N, N interleaved rounds
 # of each program plain and under the default trace (the default's overhead).
 #   OUT=/tmp/out SET=set1 [ROUNDS=3] [PARTS="trace try"] [JOBS=3] [TRY_ARGS="--max-time 6"] \
-#     [EVAL_WHEELS=DIR] [TAG=name] bash bench/verdict_eval/run_eval.sh
+#     [EVAL_WHEELS=DIR] [TAG=name] [WARM=0] bash bench/verdict_eval/run_eval.sh
+# JOBS above 1 runs programs side by side on the one GPU: its time-slicing
+# then shows as gaps in each program's records (set2's first reading).
 # TRY_ARGS may shorten the benchmarks, never below --min-runs 5: with fewer
 # rounds there is no 95% interval and every verdict is "measurement" (the
 # first reading of set1's ports was lost that way).
@@ -69,6 +71,12 @@ trace_one() {
 export -f trace_one
 export G work res
 if [[ $parts == *" trace "* ]]; then
+  # One plain run of each program first (WARM=0 skips it): kernel caches
+  # (CuPy's, numba's, XLA's) are then as warm for the default trace as for
+  # --exact, as on a user's machine; set3's first reading ran cold defaults.
+  if [ "${WARM:-1}" != 0 ]; then
+    for p in "${progs[@]}"; do (cd "$work/programs" && timeout 120 python3 "$p.py" >/dev/null 2>&1); done
+  fi
   # JOBS runs at once (default 1): the programs share the GPU and the CPUs then
   for p in "${progs[@]}"; do printf '%s default\n%s exact\n' "$p" "$p"; done |
     xargs -P "${JOBS:-1}" -L 1 bash -c 'trace_one "$0" "$1"'
