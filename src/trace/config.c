@@ -1,6 +1,7 @@
 /* config: data/trace.json, loaded and checked (see config.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,8 +166,15 @@ bool trace_config_set(struct trace_config *c, const char *assignment, char **why
 			continue;
 		char *end;
 		double v = strtod(eq + 1, &end);
-		if (end == eq + 1 || *end || v < 0) {
-			*why = xasprintf("--set %s: '%s' is not a non-negative number", trace_threshold_names[i], eq + 1);
+		if (end == eq + 1 || *end || !isfinite(v) || v < 0) {
+			*why = xasprintf("--set %s: '%s' is not a finite non-negative number", trace_threshold_names[i],
+					 eq + 1);
+			return false;
+		}
+		/* a share of something: memory_near_capacity, min_rule_share, ... */
+		const char *name = trace_threshold_names[i];
+		if ((str_ends_with(name, "_share") || str_ends_with(name, "_capacity")) && v > 1) {
+			*why = xasprintf("--set %s: '%s' is a share, between 0 and 1", name, eq + 1);
 			return false;
 		}
 		c->th[i] = v;

@@ -32,6 +32,7 @@
 #include "scan/scan.h"
 #include "results.h"
 #include "scratch.h"
+#include "stepkey.h"
 #include "trace/analyze.h"
 #include "trace/export.h"
 #include "trace/report.h"
@@ -77,6 +78,9 @@ struct session {
 	struct results_claim claim; /* the results directory, marked and locked */
 	bool read_only;       /* the project is read-only to the runs (protect_project) */
 	char *key;            /* of this contract and gpuopt version */
+	char *env_key;        /* ... and the interpreter with its packages (stepkey.h) */
+	char *base_key;       /* ... and what the baseline reads */
+	char *scan_key;       /* ... and what the baseline and the contract's candidates read */
 	json_t *data;         /* try.json */
 	json_t *env;          /* environment.json */
 	bool gpu;             /* an NVIDIA GPU was found */
@@ -133,10 +137,10 @@ static uint64_t fnv1a(const char *p, uint64_t h)
 	return h;
 }
 
-/* Writes doc (stolen) to rel in the results directory, whole. */
-static bool save(struct session *s, const char *rel, json_t *doc)
+/* Writes doc (stolen) to rel in the results directory, whole, with key. */
+static bool save_keyed(struct session *s, const char *rel, json_t *doc, const char *key)
 {
-	json_object_set_new(doc, "key", json_string(s->key));
+	json_object_set_new(doc, "key", json_string(key));
 	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	json_decref(doc);
 	char *path = path_in(s, rel), *why = NULL;
@@ -152,8 +156,14 @@ static bool save(struct session *s, const char *rel, json_t *doc)
 	return ok;
 }
 
-/* The saved step rel if it belongs to this contract (owned), else NULL. */
-static json_t *load(struct session *s, const char *rel)
+static bool save(struct session *s, const char *rel, json_t *doc)
+{
+	return save_keyed(s, rel, doc, s->key);
+}
+
+/* The saved step rel if it was made with key (owned), else NULL; a step
+ * saved with another key (what it ran changed) is said to be run again. */
+static json_t *load_keyed(struct session *s, const char *rel, const char *key)
 {
 	if (s->set->fresh)
 		return NULL;
@@ -164,7 +174,10 @@ static json_t *load(struct session *s, const char *rel)
 	if (!doc)
 		return NULL;
 	const char *k = json_string_value(json_object_get(doc, "key"));
-	if (!json_is_object(doc) || !k || strcmp(k, s->key) != 0) {
+	if (!json_is_object(doc) || !k || strcmp(k, key) != 0) {
+		if (k && strcmp(k, key) != 0)
+			say(s, "%s: what it ran changed since it was saved (the project's code it reads, the "
+			       "interpreter or its packages): running it again", rel);
 		json_decref(doc);
 		return NULL;
 	}
@@ -527,7 +540,7 @@ static void protect_project(struct session *s)
 
 static bool step_environment(struct session *s)
 {
-	s->env = load(s, "environment.json");
+	s->env = load_keyed(s, "environment.json", s->env_key);
 	if (!s->env) {
 		/* the interpreter the baseline itself runs, when it names one */
 		const char *py = s->python ? s->python : s->c.python;
@@ -544,7 +557,7 @@ static bool step_environment(struct session *s)
 		json_object_set_new(doc, "doctor", dj);
 		doctor_result_free(dr);
 		s->env = json_incref(doc);
-		if (!save(s, "environment.json", doc))
+		if (!save_keyed(s, "environment.json", doc, s->env_key))
 			return false;
 	}
 	s->gpu = json_is_true(json_object_get(json_object_get(s->env, "gpu"), "found"));
@@ -714,9 +727,67 @@ static char *script_of(const char *command)
 	return found;
 }
 
+/* The key of a step that runs command, from base: the command itself, the
+ * interpreter it runs (its first word when that is a Python, else the
+ * contract's) with its packages, and the project files it reads (the words
+ * that name files in the project, and the project modules the Python
+ * scripts among them import). Owned, 16 hex digits. */
+static char *command_key(const struct session *s, const char *base, const char *command)
+{
+	uint64_t h = stepkey_str(command, stepkey_str(base, 0xcbf29ce484222325ULL));
+	char *why = NULL;
+	char **w = shell_split(command, NULL, &why);
+	free(why);
+	struct ptrvec files = {0};
+	char *py = xstrdup(s->c.python);
+	for (size_t i = 0; w && w[i]; i++) {
+		const char *name = strrchr(w[i], '/');
+		name = name ? name + 1 : w[i];
+		if (i == 0 && strncmp(name, "python", 6) == 0) {
+			free(py);
+			py = xstrdup(w[0]);
+		}
+		if (w[i][0] == '-')
+			continue;
+		char *p = w[i][0] == '/' ? xstrdup(w[i]) : xasprintf("%s/%s", s->c.dir, w[i]);
+		struct stat st;
+		bool file = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+		free(p);
+		if (!file || (w[i][0] == '/' && i == 0))
+			continue;
+		ptrvec_push(&files, xstrdup(w[i]));
+		if (str_ends_with(w[i], ".py") && w[i][0] != '/')
+			local_imports(s->c.dir, w[i], &files, 0, NULL, NULL);
+	}
+	shell_words_free(w);
+	h = stepkey_python(py, h);
+	free(py);
+	ptrvec_push(&files, NULL);
+	h = stepkey_files(s->c.dir, (char *const *)files.items, h);
+	for (size_t i = 0; i + 1 < files.len; i++)
+		free(files.items[i]);
+	ptrvec_free(&files);
+	return xasprintf("%016llx", (unsigned long long)h);
+}
+
+/* The keys of the steps before the candidates (see struct session). */
+static void make_step_keys(struct session *s)
+{
+	uint64_t h = stepkey_python(s->python ? s->python : s->c.python, stepkey_str(s->key, 0xcbf29ce484222325ULL));
+	s->env_key = xasprintf("%016llx", (unsigned long long)h);
+	s->base_key = command_key(s, s->env_key, s->c.baseline);
+	h = stepkey_str(s->base_key, 0xcbf29ce484222325ULL);
+	for (size_t i = 0; i < s->c.ncands; i++) {
+		char *k = command_key(s, s->env_key, s->c.cands[i].command);
+		h = stepkey_str(k, h);
+		free(k);
+	}
+	s->scan_key = xasprintf("%016llx", (unsigned long long)h);
+}
+
 static bool step_scan(struct session *s)
 {
-	s->scan = load(s, "scan.json");
+	s->scan = load_keyed(s, "scan.json", s->scan_key);
 	if (s->scan)
 		return true;
 	struct ptrvec files = {0};
@@ -779,7 +850,7 @@ static bool step_scan(struct session *s)
 		free(files.items[i]);
 	ptrvec_free(&files);
 	s->scan = json_incref(doc);
-	return save(s, "scan.json", doc);
+	return save_keyed(s, "scan.json", doc, s->scan_key);
 }
 
 /* The scan's evidence that file (relative) holds GPU code: its first
@@ -903,7 +974,7 @@ static bool make_run_dir(struct session *s, const char *name, struct scratch *sc
 
 static bool step_baseline(struct session *s)
 {
-	s->baseline = load(s, "baseline.json");
+	s->baseline = load_keyed(s, "baseline.json", s->base_key);
 	if (!s->baseline) {
 		say(s, "baseline: %s", s->c.baseline);
 		struct scratch sc;
@@ -986,7 +1057,7 @@ static bool step_baseline(struct session *s)
 		json_t *doc = json_pack("{s:o, s:o, s:b}", "run", rec, "outputs", outs, "declared", s->c.noutputs > 0);
 		scratch_free(&sc);
 		s->baseline = json_incref(doc);
-		if (!save(s, "baseline.json", doc))
+		if (!save_keyed(s, "baseline.json", doc, s->base_key))
 			return false;
 	}
 	json_t *outs = json_object_get(s->baseline, "outputs");
@@ -1527,7 +1598,11 @@ static bool no_gpu_text(const char *t)
 static bool try_candidate(struct session *s, struct cand *c, int index, struct try_candidate_result *out)
 {
 	char *rel = xasprintf("candidate-%d.json", index);
-	json_t *doc = load(s, rel);
+	/* what it runs and what it is compared with */
+	char *run_key = command_key(s, s->base_key, c->run);
+	char *key = strcmp(c->observe, c->run) == 0 ? xstrdup(run_key) : command_key(s, run_key, c->observe);
+	free(run_key);
+	json_t *doc = load_keyed(s, rel, key);
 	if (doc && json_object_get(doc, "verdict")) {
 		/* done in an earlier run */
 	} else {
@@ -1552,6 +1627,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				scratch_free(&sc);
 				json_decref(doc);
 				free(rel);
+			free(key);
 				return false;
 			}
 			json_t *rec = run_logged(s, c->observe, sc.dir, dname);
@@ -1561,6 +1637,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				scratch_free(&sc);
 				json_decref(doc);
 				free(rel);
+			free(key);
 				return fail(s, TRY_INTERRUPTED, "interrupted while running %s; run again to resume", c->name);
 			}
 			in.ran = json_is_true(json_object_get(rec, "ok"));
@@ -1588,9 +1665,10 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				in.mismatch = mismatch;
 			}
 			scratch_free(&sc);
-			if (!save(s, rel, json_incref(doc))) {
+			if (!save_keyed(s, rel, json_incref(doc), key)) {
 				json_decref(doc);
 				free(rel);
+			free(key);
 				free(crash);
 				free(mismatch);
 				return false;
@@ -1605,6 +1683,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 					json_decref(summary);
 					json_decref(doc);
 					free(rel);
+			free(key);
 					free(crash);
 					free(mismatch);
 					return fail(s, TRY_INTERRUPTED, "interrupted while benchmarking %s; run again to resume",
@@ -1677,9 +1756,10 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 		free(v.reason);
 		free(crash);
 		free(mismatch);
-		if (!save(s, rel, json_incref(doc))) {
+		if (!save_keyed(s, rel, json_incref(doc), key)) {
 			json_decref(doc);
 			free(rel);
+			free(key);
 			return false;
 		}
 	}
@@ -1702,6 +1782,7 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 	}
 	json_decref(doc);
 	free(rel);
+	free(key);
 	return true;
 }
 
@@ -1744,6 +1825,7 @@ struct try_result *try_run(const struct try_settings *set)
 	if (!setup_contract(&s))
 		goto out;
 	protect_project(&s);
+	make_step_keys(&s);
 	if (!step_environment(&s) || !step_scan(&s) || !step_baseline(&s))
 		goto out;
 	ncands = list_candidates(&s, &cands);
@@ -1775,6 +1857,9 @@ out:
 	strv_free(s.script_args);
 	results_release(&s.claim);
 	free(s.key);
+	free(s.env_key);
+	free(s.base_key);
+	free(s.scan_key);
 	contract_free(&s.c);
 	return s.res;
 }

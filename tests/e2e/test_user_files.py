@@ -273,3 +273,43 @@ def test_report_names_damaged_results_and_renders_the_rest(tmp_path):
     assert "torch port" in r.out, r
     r = run("report", tmp_path / "nonexistent")
     assert r.rc == 2 and "cannot read" in r.err and "No such file" in r.err, r
+
+
+# ---- a saved step is taken again only for what it ran ----
+
+HELPER_OK = "import numpy as np\ndef values():\n    return np.sqrt(np.arange(2000, dtype=np.float64))\n"
+CAND = "import numpy as np\nfrom helper import values\nnp.save('out.npy', values())\n"
+
+
+def test_a_changed_candidate_is_run_again_not_served_from_saved_steps(tmp_path):
+    d = make_project(tmp_path, CONTRACT.replace(f'candidates = ["{PY} base.py"]',
+                                                f'candidates = ["{PY} cand.py"]'))
+    (d / "cand.py").write_text(CAND)
+    (d / "helper.py").write_text(HELPER_OK)
+    r = run("try", cwd=d, timeout=120)
+    assert r.rc in (0, 1) and "[wrong output]" not in r.out, r
+    # unchanged: every step is taken again as saved
+    r = run("try", cwd=d, timeout=120)
+    assert "running it again" not in r.err, r
+    # the module the candidate imports made wrong: the candidate runs again and is rejected;
+    # the baseline, which does not read it, is kept
+    (d / "helper.py").write_text(HELPER_OK.replace("np.sqrt", "np.cbrt"))
+    r = run("try", cwd=d, timeout=120)
+    assert r.rc == 1, r
+    assert "candidate-1.json: what it ran changed since it was saved" in r.err, r
+    assert "baseline.json: what it ran changed" not in r.err, r
+    assert "[wrong output]" in r.out, r
+
+
+def test_an_installed_package_makes_the_saved_steps_stale(tmp_path):
+    d = make_project(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {"PYTHONPATH": str(site)}
+    r = run("try", cwd=d, timeout=120, env=env)
+    assert r.rc in (0, 1), r
+    # a package installed where the interpreter finds it
+    (site / "newpkg-1.0.dist-info").mkdir()
+    r = run("try", cwd=d, timeout=120, env=env)
+    assert "environment.json: what it ran changed" in r.err, r
+    assert "baseline.json: what it ran changed" in r.err, r
