@@ -1,6 +1,7 @@
 /* runner: see runner.h. */
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,8 +34,14 @@ static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1,
 static volatile sig_atomic_t running_pgid;
 static volatile sig_atomic_t interrupted;
 /* Shared with the watchdog process (see start_watchdog): the group to kill
- * if gpuopt dies without a word. */
+ * if gpuopt dies without a word, and a directory of files to remove then. */
+struct watched {
+	volatile sig_atomic_t pgid;
+	char dir[4096];
+};
+static struct watched *watched;
 static volatile sig_atomic_t *watched_pgid;
+static pid_t watchdog_pid;
 
 static int forwarded(int sig)
 {
@@ -57,19 +64,19 @@ static void on_signal(int sig)
  * signals a terminal sends the whole job, and exits with gpuopt. */
 static void start_watchdog(void)
 {
-	void *page = mmap(NULL, sizeof *watched_pgid, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct watched *page = mmap(NULL, sizeof *page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int fds[2];
 	if (page == MAP_FAILED)
 		return;
 	if (pipe2(fds, O_CLOEXEC) != 0) {
-		munmap(page, sizeof *watched_pgid);
+		munmap(page, sizeof *page);
 		return;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		munmap(page, sizeof *watched_pgid);
+		munmap(page, sizeof *page);
 		return;
 	}
 	if (pid == 0) {
@@ -87,13 +94,29 @@ static void start_watchdog(void)
 		char b;
 		while (read(3, &b, 1) < 0 && errno == EINTR)
 			;
-		pid_t g = (pid_t)*(volatile sig_atomic_t *)page;
+		pid_t g = (pid_t)page->pgid;
 		if (g > 0)
 			kill(-g, SIGKILL);
+		if (page->dir[0]) {
+			/* what the group was writing there: its files, then the directory */
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+			DIR *d = opendir(page->dir);
+			struct dirent *de;
+			char path[sizeof page->dir + 256];
+			while (d && (de = readdir(d)))
+				if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+				    snprintf(path, sizeof path, "%s/%s", page->dir, de->d_name) < (int)sizeof path)
+					unlink(path);
+			if (d)
+				closedir(d);
+			rmdir(page->dir);
+		}
 		_exit(0);
 	}
 	close(fds[0]); /* fds[1] stays open, unused, until gpuopt ends */
-	watched_pgid = page;
+	watched = page;
+	watched_pgid = &page->pgid;
+	watchdog_pid = pid;
 }
 
 void runner_install_signals(void)
@@ -147,6 +170,18 @@ static void set_running(pid_t pid)
 	running_pgid = pid;
 	if (watched_pgid)
 		*watched_pgid = pid;
+}
+
+void runner_watch(pid_t pgid, const char *dir)
+{
+	if (watched) {
+		watched->dir[0] = '\0';
+		if (dir && strlen(dir) < sizeof watched->dir)
+			memcpy(watched->dir, dir, strlen(dir) + 1);
+	}
+	set_running(pgid);
+	if (pgid > 0 && interrupted)
+		kill(-pgid, forwarded((int)interrupted));
 }
 
 /* Waits until pid has exited (leaving the zombie for wait4), killing its
@@ -267,9 +302,83 @@ static pid_t spawn(const char *path, char *const argv[], const struct runner_std
 	return pid;
 }
 
+/* The start time of pid (clock ticks since boot, /proc/PID/stat's 22nd
+ * field), or 0 when it is gone; *ppid its parent. */
+static unsigned long long proc_start(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p)
+		return 0;
+	/* after ") ": state(3) ppid(4) ... starttime(22) */
+	int field = 2;
+	unsigned long long start = 0;
+	for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+		field++;
+		if (field == 4 && ppid)
+			*ppid = (pid_t)atoi(tok);
+		if (field == 22) {
+			start = strtoull(tok, NULL, 10);
+			break;
+		}
+	}
+	return start;
+}
+
+/* Kills and reaps gpuopt's children that started no earlier than since
+ * (the run's own start) other than the watchdog: processes a run left,
+ * handed to gpuopt as their subreaper. Repeats while killing them hands
+ * over more. Returns how many. */
+static unsigned reap_strays(unsigned long long since)
+{
+	unsigned n = 0;
+	for (int pass = 0; pass < 64; pass++) {
+		DIR *d = opendir("/proc");
+		if (!d)
+			return n;
+		unsigned found = 0;
+		struct dirent *de;
+		pid_t self = getpid();
+		while ((de = readdir(d))) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			if (*end || pid <= 0 || (pid_t)pid == watchdog_pid)
+				continue;
+			pid_t ppid = 0;
+			unsigned long long start = proc_start((pid_t)pid, &ppid);
+			if (ppid != self || !start || start < since)
+				continue;
+			kill((pid_t)pid, SIGKILL);
+			while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			found++;
+		}
+		closedir(d);
+		n += found;
+		if (!found)
+			break;
+	}
+	return n;
+}
+
 bool runner_run(char *const argv[], const struct runner_stdio *io, double timeout_s,
 		struct run_result *r)
 {
+	static bool subreaper;
+	if (!subreaper) {
+		/* what a run's processes leave behind comes to gpuopt, to be ended */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		subreaper = true;
+	}
 	memset(r, 0, sizeof *r);
 	/* a relative program path is taken from the directory it starts in */
 	char *rel = io->cwd && strchr(argv[0], '/') && argv[0][0] != '/' ? xasprintf("%s/%s", io->cwd, argv[0]) : NULL;
@@ -289,6 +398,7 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 		return false;
 	}
 	set_running(pid);
+	unsigned long long started = proc_start(pid, NULL);
 	if (interrupted)
 		kill(-pid, forwarded((int)interrupted));
 	r->timed_out = wait_until(pid, &t0, timeout_s);
@@ -298,8 +408,10 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (interrupted)
-		kill(-pid, SIGKILL); /* what it started in its group goes too */
+	/* nothing it started outlives it: its group, then what left the group */
+	kill(-pid, SIGKILL);
+	if (started)
+		r->strays = reap_strays(started);
 	set_running(0);
 	r->wall_s = seconds_between(&t0, &t1);
 	r->user_s = tv_seconds(&ru.ru_utime);

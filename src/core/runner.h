@@ -9,7 +9,10 @@
  * resident set come from wait4's rusage for that child alone (not the
  * lifetime maximum over all children that getrusage(RUSAGE_CHILDREN)
  * gives). A run that outlives its timeout is killed with its whole process
- * group.
+ * group. Nothing a run starts outlives it: when it ends, what is left in its
+ * group is killed, and so is what left the group (setsid, a daemon's double
+ * fork), which the kernel hands to gpuopt (PR_SET_CHILD_SUBREAPER) when its
+ * parent ends; run_result.strays counts them.
  *
  * One caveat stays with the kernel: Linux starts a new program's peak RSS
  * at the spawning process's own resident size, so a peak below
@@ -27,6 +30,7 @@
 #define GPUOPT_RUNNER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -44,6 +48,7 @@ struct run_result {
 	int signal;           /* the signal that ended it, else 0 */
 	bool timed_out;       /* killed by the runner at the timeout */
 	int spawn_errno;      /* nonzero when it could not be started (then nothing ran) */
+	unsigned strays;      /* processes it started that outlived it, killed (see runner_run) */
 };
 
 /* Runs argv (argv[0] looked up in PATH unless it has a '/') with the
@@ -75,6 +80,12 @@ void runner_reset_peak(void);
  * set; and the watchdog. Once per process; call it before any thread. */
 void runner_install_signals(void);
 bool runner_interrupted(void);
+
+/* For a command started elsewhere in a process group of its own (gpuopt
+ * trace's program): the signals above go to group pgid, and if gpuopt dies
+ * without a word the watchdog kills the group and removes dir (a directory
+ * of files, or NULL) that it writes to. pgid 0 ends the watch. */
+void runner_watch(pid_t pgid, const char *dir);
 int runner_interrupt_signal(void); /* the first such signal, or 0 */
 
 /* Finds a command name as posix_spawnp would: a name with '/' as is, else

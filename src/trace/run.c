@@ -181,14 +181,6 @@ static bool pump(struct pipe_state *ps, struct logscan *ls)
 
 /* ---- starting and waiting ---- */
 
-static volatile sig_atomic_t child_pid;
-
-static void pass_term(int sig)
-{
-	(void)sig;
-	if (child_pid > 0)
-		kill((pid_t)child_pid, SIGTERM);
-}
 
 static double since(const struct timespec *a)
 {
@@ -223,7 +215,7 @@ static char **make_env(char **extra, size_t nextra)
 
 /* Runs argv with env; fills exit status and wall time. False when it could
  * not be started (*why owned). */
-static bool spawn_and_wait(const struct trace_settings *s, char **env, struct trace *t,
+static bool spawn_and_wait(const struct trace_settings *s, char **env, const char *dir, struct trace *t,
 			   struct logscan *ls, char **why)
 {
 	int out[2], err[2];
@@ -238,21 +230,26 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 	if (s->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, s->cwd);
 	fflush(NULL);
-	struct sigaction ign = {0}, term = {0}, old_int, old_term;
-	ign.sa_handler = SIG_IGN;
-	term.sa_handler = pass_term;
-	sigemptyset(&ign.sa_mask);
-	sigemptyset(&term.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGTERM, &term, &old_term);
+	/* bench's process handling (core/runner.h): the signals that would end
+	 * gpuopt go to the program's group (HUP, INT, QUIT and TERM as they are,
+	 * the others as TERM), and a watchdog kills the group and removes the
+	 * trace directory if gpuopt is killed outright */
+	runner_install_signals();
 	posix_spawnattr_t at;
 	posix_spawnattr_init(&at);
 	sigset_t dflt;
 	sigemptyset(&dflt);
 	sigaddset(&dflt, SIGINT);
 	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGHUP);
+	sigaddset(&dflt, SIGQUIT);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGUSR1);
+	sigaddset(&dflt, SIGUSR2);
+	sigaddset(&dflt, SIGALRM);
 	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	pid_t pid;
@@ -264,19 +261,17 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 	if (rc != 0) {
 		close(out[0]);
 		close(err[0]);
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
 		*why = xasprintf("cannot start '%s': %s", s->argv[0], strerror(rc));
 		return false;
 	}
-	child_pid = pid;
+	runner_watch(pid, dir);
 	int to_out = s->output == TRACE_OUT_STDERR ? 2 : s->output == TRACE_OUT_FDS ? s->out_fd : 1;
 	int to_err = s->output == TRACE_OUT_FDS ? s->err_fd : 2;
 	struct pipe_state ps[2] = {{.fd = out[0], .to = to_out, .open = true},
 				   {.fd = err[0], .to = to_err, .open = true}};
 	int status = 0;
 	bool reaped = false, termed = false;
-	double reaped_at = 0, term_at = 0;
+	double reaped_at = 0, term_at = 0, signalled_at = -1;
 	while (!reaped || ps[0].open || ps[1].open) {
 		struct pollfd p[2];
 		int np = 0, map[2];
@@ -300,15 +295,20 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 				reaped = true;
 				reaped_at = since(&start);
 				t->wall_s = reaped_at;
-				child_pid = 0;
+				kill(-pid, SIGKILL); /* what it left in its group */
+				runner_watch(0, dir);
+			} else if (runner_interrupted() && signalled_at < 0) {
+				signalled_at = since(&start); /* passed on by the runner's handler */
+			} else if (signalled_at >= 0 && since(&start) > signalled_at + 5) {
+				kill(-pid, SIGKILL); /* it had 5 s to save its trace and end */
 			} else if (s->timeout_s > 0 && since(&start) > s->timeout_s) {
 				if (!termed) {
-					kill(pid, SIGTERM);
+					kill(-pid, SIGTERM);
 					termed = true;
 					term_at = since(&start);
 					t->timed_out = true;
 				} else if (since(&start) > term_at + 5) {
-					kill(pid, SIGKILL);
+					kill(-pid, SIGKILL);
 				}
 			}
 		} else if (since(&start) > reaped_at + 2) {
@@ -320,8 +320,6 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, struct tr
 				}
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (WIFEXITED(status)) {
 		t->exit_code = WEXITSTATUS(status);
 		t->signal = 0;
@@ -533,7 +531,7 @@ struct trace *trace_run(const struct trace_settings *s, char **why)
 	}
 	char **env = make_env(extra, nextra);
 	struct logscan ls = {s->config, json_array()};
-	bool ran = spawn_and_wait(s, env, t, &ls, why);
+	bool ran = spawn_and_wait(s, env, have_dir ? dirpath : NULL, t, &ls, why);
 	free(env);
 	for (size_t i = 0; i < nextra; i++)
 		free(extra[i]);

@@ -59,7 +59,7 @@ def test_help_rules_and_usage_errors():
     r = run("trace", "--set", "nonsense=1", "--", "true")
     assert r.rc == 2 and "unknown threshold 'nonsense'" in r.err
     r = run("trace", "--set", "roundtrip_min_count=x", "--", "true")
-    assert r.rc == 2 and "not a non-negative number" in r.err
+    assert r.rc == 2 and "not a finite non-negative number" in r.err
     r = run("help", "trace")
     assert r.rc == 0 and "Exit codes" in r.out
 

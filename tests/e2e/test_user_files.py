@@ -313,3 +313,71 @@ def test_an_installed_package_makes_the_saved_steps_stale(tmp_path):
     r = run("try", cwd=d, timeout=120, env=env)
     assert "environment.json: what it ran changed" in r.err, r
     assert "baseline.json: what it ran changed" in r.err, r
+
+
+# ---- nothing left running ----
+
+def leftovers(tag):
+    out = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
+    return [p for p in out if int(p) != os.getpid()]
+
+
+def test_bench_and_try_leave_no_process_behind(tmp_path):
+    """A command that starts a daemon (setsid, double fork) and a background
+    job: each ends with the run that started it."""
+    tag = "317.25"
+    (tmp_path / "spawner.py").write_text(
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen(['setsid', 'sleep', '{tag}'])\n"              # leaves the group
+        f"subprocess.Popen(['sh', '-c', 'sleep {tag} &'])\n"              # orphaned in the group
+        "if os.fork() == 0:\n"                                            # a double-forked daemon
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execvp('sleep', ['sleep', '{tag}'])\n"
+        "    os._exit(0)\n"
+        "import numpy as np\nnp.save('out.npy', np.arange(3.0))\n")
+    try:
+        r = run("bench", "--runs", "5", "--warmup", "0", f"{PY} spawner.py", cwd=tmp_path, timeout=120)
+        assert r.rc == 0, r
+        time.sleep(0.5)
+        assert leftovers(tag) == [], r
+        d = make_project(tmp_path, CONTRACT.replace(f'candidates = ["{PY} base.py"]',
+                                                    f'candidates = ["{PY} spawner.py"]'))
+        (d / "spawner.py").write_text((tmp_path / "spawner.py").read_text())
+        r = run("try", cwd=d, timeout=120)
+        assert r.rc in (0, 1), r
+        time.sleep(0.5)
+        assert leftovers(tag) == [], r
+    finally:
+        subprocess.run(["pkill", "-f", tag])
+
+
+@pytest.mark.parametrize("sig", ["SIGHUP", "SIGPIPE", "SIGUSR1", "SIGQUIT", "SIGINT", "SIGTERM", "SIGKILL"])
+def test_trace_leaves_neither_the_program_nor_its_directory_when_stopped(tmp_path, sig):
+    """gpuopt trace stopped by a signal: the program goes too (the signal
+    passed on, or the watchdog after SIGKILL), and so does the trace's
+    temporary directory."""
+    tag = "gpuoptleftover417"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), XDG_CACHE_HOME=CACHE_HOME)
+    p = subprocess.Popen([str(BINARY), "trace", "-q", "--", PY, "-c", f"import time; {tag} = 1; time.sleep(41.5)"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not leftovers(tag):
+            time.sleep(0.05)
+        assert leftovers(tag), "the program did not start"
+        p.send_signal(getattr(signal, sig))
+        p.wait(timeout=30)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and (leftovers(tag) or list(tmp.iterdir())):
+            time.sleep(0.05)
+        assert leftovers(tag) == [], sig
+        assert list(tmp.iterdir()) == [], sig
+        if sig != "SIGKILL":
+            # the program's own end is gpuopt's status: 128 + the signal passed on
+            passed = {"SIGPIPE": "SIGTERM", "SIGUSR1": "SIGTERM"}.get(sig, sig)
+            assert p.returncode in (128 + getattr(signal, passed), 1), (p.returncode, p.stderr.read())
+    finally:
+        subprocess.run(["pkill", "-f", tag])
