@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/diag.h"
+#include "core/fileio.h"
 #include "core/runner.h"
 #include "core/shellsplit.h"
 #include "core/stats.h"
@@ -998,7 +999,7 @@ static bool open_streams(struct ctx *c)
 		struct stat st;
 		if (c->in_fd < 0 || fstat(c->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 			diag_error("bench: --input: cannot read '%s': %s", s->input,
-				   c->in_fd < 0 ? strerror(errno) : "is a directory");
+				   c->in_fd < 0 ? open_read_error(errno) : "is a directory");
 			if (c->in_fd >= 0)
 				close(c->in_fd);
 			c->in_fd = c->null_fd;

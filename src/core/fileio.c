@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -16,12 +17,65 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Opens a device or a pipe for writing; a FIFO that no process reads from
+ * is waited on (FIFO_WAIT_S), never hung on: -1 with errno ENXIO then. */
+static int open_direct(const char *path)
+{
+	for (int i = 0; i < FIFO_WAIT_S * 10; i++) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0)
+				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+			return fd;
+		}
+		if (errno != ENXIO)
+			return -1;
+		nanosleep(&(struct timespec){0, 100000000}, NULL);
+	}
+	errno = ENXIO;
+	return -1;
+}
+
+static const char *direct_error(int err)
+{
+	return err == ENXIO ? "a FIFO that no process read from for 10 s" : strerror(err);
+}
+
+int open_read(const char *path, double wait_s)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		struct pollfd p = {fd, POLLIN, 0};
+		int n;
+		while ((n = poll(&p, 1, (int)(wait_s * 1000))) < 0 && errno == EINTR)
+			;
+		if (n == 0) {
+			close(fd);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *open_read_error(int err)
+{
+	return err == ETIMEDOUT ? "a FIFO that nothing wrote to for 10 s" : strerror(err);
+}
+
 bool read_file(const char *path, size_t limit, struct buf *out, char **why)
 {
 	*why = NULL;
-	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open_read(path, FIFO_WAIT_S);
 	if (fd < 0) {
-		*why = xstrdup(strerror(errno));
+		*why = xstrdup(open_read_error(errno));
 		return false;
 	}
 	struct stat st;
@@ -407,7 +461,7 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 		return false;
 	}
 	if (kind == T_DIRECT) { /* a device or a pipe: no file to replace */
-		int fd = open(target, O_WRONLY | O_CLOEXEC);
+		int fd = open_direct(target);
 		bool ok = fd >= 0 && write_all(fd, data, len);
 		int err = errno;
 		if (fd >= 0 && close(fd) != 0 && ok) {
@@ -415,7 +469,7 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 			err = errno;
 		}
 		if (!ok)
-			*why = xstrdup(strerror(err));
+			*why = xstrdup(direct_error(err));
 		free(target);
 		return ok;
 	}
@@ -525,14 +579,14 @@ bool atomic_open(struct atomic_file *af, const char *path, char **why)
 		return false;
 	}
 	if (kind == T_DIRECT) {
-		af->fd = open(af->path, O_WRONLY | O_CLOEXEC);
+		af->fd = open_direct(af->path);
 		af->direct = true;
 	} else {
 		af->fd = temp_create(af->path, &af->tmp, &af->slot);
 	}
 	cookie_io_functions_t io = {.write = cookie_write, .close = cookie_close};
 	if (af->fd < 0 || !(af->f = fopencookie(af, "w", io))) {
-		*why = xstrdup(strerror(errno));
+		*why = xstrdup(af->direct ? direct_error(errno) : strerror(errno));
 		if (af->fd >= 0)
 			close(af->fd);
 		if (af->tmp)

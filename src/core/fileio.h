@@ -18,6 +18,17 @@
 
 #include "util.h"
 
+/* How long open_read waits for a FIFO's writer. */
+#define FIFO_WAIT_S 10
+
+/* Opens path for reading (O_CLOEXEC, blocking afterwards) without hanging
+ * on a FIFO nobody writes to: a FIFO (or bash's <(...)) is waited on for at
+ * most wait_s seconds for data or a writer's end, then fails with errno
+ * ETIMEDOUT. -1 with errno on failure; open_read_error says it. */
+int open_read(const char *path, double wait_s);
+/* strerror, but for ETIMEDOUT: "a FIFO that nothing wrote to for 10 s". */
+const char *open_read_error(int err);
+
 /* Reads all of `path` ("-" = stdin) into out (appended; NUL-terminated).
  * Returns true on success. On failure returns false and sets *why to a
  * static or owned message: the caller frees *why_owned if non-NULL. */

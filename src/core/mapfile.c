@@ -19,7 +19,8 @@ bool mapfile_open(const char *path, struct mapfile *m, char **why)
 {
 	memset(m, 0, sizeof *m);
 	*why = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* not blocking: a FIFO is refused below, never waited on */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*why = xstrdup(strerror(errno));
 		return false;

@@ -527,7 +527,7 @@ static bool copy_fd(int from, int to)
 
 int runner_open_in(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_read(path, FIFO_WAIT_S);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return fd;

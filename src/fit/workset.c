@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fileio.h"
 #include "core/npy.h"
 #include "core/util.h"
 #include "fit.h"
@@ -184,9 +185,9 @@ static void add(struct fit_answer *a, char *label, char *dtype, char *shape, uin
 
 static bool add_npy(struct fit_answer *a, const char *path, char **why)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_read(path, FIFO_WAIT_S);
 	if (fd < 0) {
-		*why = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		*why = xasprintf("cannot read '%s': %s", path, open_read_error(errno));
 		return false;
 	}
 	struct stat st;

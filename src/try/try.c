@@ -209,6 +209,23 @@ static char *tail_of(const char *path, size_t max)
 	return t;
 }
 
+/* The time limit of one run: the contract's timeout, else automatic, so that
+ * a run that hangs never hangs try: TRY_TIMEOUT_FACTOR times the baseline's
+ * run (at least TRY_TIMEOUT_MIN_S), and TRY_TIMEOUT_BASELINE_S for the
+ * baseline itself. */
+#define TRY_TIMEOUT_FACTOR 10
+#define TRY_TIMEOUT_MIN_S 60
+#define TRY_TIMEOUT_BASELINE_S 3600
+static double run_timeout(const struct session *s)
+{
+	if (s->c.timeout > 0)
+		return s->c.timeout;
+	double base = json_number_value(json_object_get(json_object_get(s->baseline, "run"), "wall_s"));
+	if (!s->baseline || !(base > 0))
+		return TRY_TIMEOUT_BASELINE_S;
+	return base * TRY_TIMEOUT_FACTOR > TRY_TIMEOUT_MIN_S ? base * TRY_TIMEOUT_FACTOR : TRY_TIMEOUT_MIN_S;
+}
+
 /* Runs command (a command line) in dir, its output into logs/LABEL.out /
  * .err; the record of the run (owned), with "ok". */
 static json_t *run_logged(struct session *s, const char *command, const char *dir, const char *label)
@@ -228,7 +245,7 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), out = open_log(outp), err = open_log(errp);
 	struct runner_stdio io = {in, out, err, dir};
 	struct run_result r;
-	bool started = in >= 0 && out >= 0 && err >= 0 && runner_run(argv, &io, s->c.timeout, &r);
+	bool started = in >= 0 && out >= 0 && err >= 0 && runner_run(argv, &io, run_timeout(s), &r);
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
@@ -243,7 +260,7 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 							      strerror(in < 0 || out < 0 || err < 0 ? errno
 													   : r.spawn_errno)));
 	} else {
-		char *how = run_describe(&r, s->c.timeout);
+		char *how = run_describe(&r, run_timeout(s));
 		json_object_set_new(rec, "ok", json_boolean(run_ok(&r)));
 		json_object_set_new(rec, "exit_code", json_integer(r.exit_code));
 		json_object_set_new(rec, "signal", json_integer(r.signal));
@@ -1391,7 +1408,7 @@ static json_t *bench_candidate(struct session *s, const struct cand *c, int inde
 	set.seed = s->c.seed;
 	set.resamples = 10000;
 	set.output = OUTPUT_NULL;
-	set.timeout_s = s->c.timeout;
+	set.timeout_s = run_timeout(s);
 	set.python = s->c.python;
 	ptrvec_push(&set.names, "baseline");
 	ptrvec_push(&set.names, c->name);
@@ -1513,7 +1530,7 @@ static json_t *trace_candidate(struct session *s, const struct cand *c, int inde
 	free(logs);
 	struct trace_settings ts = {.argv = argv, .config = &cfg, .timeline = true, .output = TRACE_OUT_FDS,
 				    .out_fd = fo, .err_fd = fe, .cwd = sc.dir, .quiet = true,
-				    .timeout_s = s->c.timeout};
+				    .timeout_s = run_timeout(s)};
 	free(why);
 	why = NULL;
 	struct trace *t = trace_run(&ts, &why);

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fileio.h"
 
 enum ftype { F_NONE, F_NPY, F_NPZ, F_CSV };
 
@@ -32,9 +35,13 @@ static enum ftype type_of(const char *p)
 	enum ftype t = type_by_name(p);
 	if (t != F_NONE)
 		return t;
-	FILE *f = fopen(p, "rb");
-	if (!f)
+	int fd = open_read(p, FIFO_WAIT_S);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return F_NONE;
+	}
 	unsigned char m[6] = {0};
 	size_t n = fread(m, 1, sizeof m, f);
 	fclose(f);

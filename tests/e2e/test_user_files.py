@@ -381,3 +381,46 @@ def test_trace_leaves_neither_the_program_nor_its_directory_when_stopped(tmp_pat
             assert p.returncode in (128 + getattr(signal, passed), 1), (p.returncode, p.stderr.read())
     finally:
         subprocess.run(["pkill", "-f", tag])
+
+
+# ---- no hang on a FIFO ----
+
+@pytest.mark.parametrize("args,message", [
+    (["trace", "show", "F"], "cannot read 'F': a FIFO that nothing wrote to for 10 s"),
+    (["fit", "F"], "cannot read 'F': a FIFO that nothing wrote to for 10 s"),
+    (["bench", "--runs", "5", "--input", "F", "cat"], "cannot read 'F': a FIFO that nothing wrote to"),
+    (["scan", "s.py", "-o", "F"], "a FIFO that no process read from for 10 s"),
+    (["verify", "a.npy", "a.npy", "-o", "F"], "a FIFO that no process read from for 10 s"),
+])
+def test_a_fifo_nobody_uses_is_an_error_not_a_hang(tmp_path, args, message):
+    os.mkfifo(tmp_path / "F")
+    (tmp_path / "s.py").write_text("import numpy as np\n")
+    np.save(tmp_path / "a.npy", np.arange(3.0))
+    t = time.monotonic()
+    r = run(*args, cwd=tmp_path, timeout=60)
+    assert time.monotonic() - t < 40, r
+    assert r.rc == 2, r
+    assert message in r.err, r
+
+
+def test_a_fifo_with_a_writer_is_read(tmp_path):
+    """bash's <(...) and a FIFO someone writes to still work."""
+    src = ROOT / "tests" / "e2e" / "fixtures" / "trace" / "cupy_compute_bound.json"
+    os.mkfifo(tmp_path / "F")
+    w = subprocess.Popen(["sh", "-c", f"sleep 1; cat '{src}' > '{tmp_path / 'F'}'"])
+    r = run("trace", "show", tmp_path / "F", timeout=60)
+    w.wait(timeout=30)
+    assert r.rc == 0, r
+
+
+def test_a_candidate_that_hangs_does_not_hang_try(tmp_path):
+    """No timeout in the contract: a run may take 10x the baseline's time, at
+    least 60 s; then it is killed, and the verdict says so."""
+    d = make_project(tmp_path, CONTRACT.replace(f'candidates = ["{PY} base.py"]',
+                                                f'candidates = ["{PY} hang.py"]'))
+    (d / "hang.py").write_text("import time\ntime.sleep(3600)\n")
+    t = time.monotonic()
+    r = run("try", cwd=d, timeout=300)
+    assert time.monotonic() - t < 150, r
+    assert r.rc == 1, r
+    assert "reject" in r.out and "timed out after 60 s" in r.out + r.err, r
