@@ -429,10 +429,25 @@ bool output_check(const char *path, const struct output_inputs *in, bool force, 
 	return ok;
 }
 
-void output_command_files(char *const *argv, struct ptrvec *out)
+static void command_files(char *const *argv, struct ptrvec *out, int depth)
 {
 	for (size_t i = 0; argv && argv[i]; i++) {
 		const char *w = argv[i];
+		/* a command line inside a word (sh -c 'python3 s.py > log', bash -lc
+		 * "..."): its words too, cut at blanks and shell syntax */
+		if (depth < 3 && strpbrk(w, " \t\n")) {
+			char *copy = xstrdup(w), *save = NULL;
+			for (char *c = copy; *c; c++)
+				if (strchr(";|&<>()`$\"'", *c))
+					*c = ' ';
+			struct ptrvec inner = {0};
+			for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
+				ptrvec_push(&inner, t);
+			ptrvec_push(&inner, NULL);
+			command_files((char *const *)inner.items, out, depth + 1);
+			ptrvec_free(&inner);
+			free(copy);
+		}
 		/* --opt=FILE names a file too */
 		const char *eq = w[0] == '-' ? strchr(w, '=') : NULL;
 		const char *name = eq ? eq + 1 : w;
@@ -440,6 +455,11 @@ void output_command_files(char *const *argv, struct ptrvec *out)
 		if (*name && stat(name, &st) == 0 && !S_ISDIR(st.st_mode))
 			ptrvec_push(out, xstrdup(name));
 	}
+}
+
+void output_command_files(char *const *argv, struct ptrvec *out)
+{
+	command_files(argv, out, 0);
 }
 
 /* ---- whole-or-nothing writes ---- */

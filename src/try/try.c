@@ -300,7 +300,12 @@ static char *describe_failure(json_t *rec)
 		last = xstrdup(nl ? nl + 1 : t);
 		free(t);
 	}
-	char *d = xasprintf("%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "");
+	/* a write refused by the read-only project (protect_project) */
+	bool ro = tail && strstr(tail, "Read-only file system");
+	char *d = xasprintf("%s%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "",
+			    ro ? " (the project is read-only while try runs, so that no run can change your "
+				 "files: write outputs into the working directory, and declare them in `outputs`)"
+			       : "");
 	free(last);
 	return d;
 }

@@ -215,6 +215,8 @@ REFUSED = [
     (["trace", "show", "--force", "--export-trace", "t.json", "link.json"], "it is also an input"),
     (["bench", "--force", "--output", "s.py", f"{PY} s.py"], "it is also an input ('s.py')"),
     (["bench", "--force", "--export-json", "s.py", f"{PY} s.py"], "it is also an input ('s.py')"),
+    # named inside a shell command line (found in the hostile reading after the fixes)
+    (["bench", "--force", "--output", "s.py", f"sh -c '{PY} s.py > /dev/null'"], "it is also an input ('s.py')"),
     (["try", "--init", "s.py", "-o", "s.py", "--force"], "it is also an input ('s.py')"),
     # found inside an input directory
     (["verify", "d1", "d2", "-o", "d1/a.npy", "--force"], "inside the input directory 'd1'"),
