@@ -1336,11 +1336,23 @@ static char *first_difference(const char *output, json_t *rep)
 			return xasprintf("%s: %s", output, err);
 		json_t *mm = json_object_get(it, "mismatches");
 		if (json_is_integer(mm)) {
-			json_t *mx = json_object_get(it, "max_abs_error");
-			return xasprintf("%s: %lld of %lld elements differ, largest abs error %.3g", output,
-					 (long long)json_integer_value(mm),
-					 (long long)json_integer_value(json_object_get(it, "elements")),
-					 json_number_value(json_object_get(mx, "value")));
+			json_t *mx = json_object_get(it, "max_abs_error"), *nan = json_object_get(it, "nan_pattern");
+			long long ref_only = json_integer_value(json_object_get(nan, "ref_only"));
+			long long cand_only = json_integer_value(json_object_get(nan, "cand_only"));
+			char *nans = ref_only || cand_only
+				? xasprintf(" (%lld NaN only in the candidate, %lld only in the reference)", cand_only, ref_only)
+				: xstrdup("");
+			/* with NaNs only, no element has an error to show */
+			char *r = json_is_number(json_object_get(mx, "value")) &&
+					  json_integer_value(mm) > ref_only + cand_only
+				? xasprintf("%s: %lld of %lld elements differ%s, largest abs error %.3g", output,
+					    (long long)json_integer_value(mm),
+					    (long long)json_integer_value(json_object_get(it, "elements")), nans,
+					    json_number_value(json_object_get(mx, "value")))
+				: xasprintf("%s: %lld of %lld elements differ%s", output, (long long)json_integer_value(mm),
+					    (long long)json_integer_value(json_object_get(it, "elements")), nans);
+			free(nans);
+			return r;
 		}
 		const char *note = json_string_value(json_object_get(it, "note"));
 		const char *name = json_string_value(json_object_get(it, "name"));

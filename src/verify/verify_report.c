@@ -298,9 +298,18 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 		}
 		put_point(b, it, p);
 	}
-	buf_printf(b, "%srelative L2 error ||cand - ref|| / ||ref|| = ", pad);
-	put_err(b, cmp_rel_l2(st));
-	buf_putc(b, '\n');
+	/* the errors are over the elements that are numbers on both sides */
+	uint64_t nan_any = st->nan_ref_only + st->nan_cand_only + st->nan_both;
+	if (st->n && nan_any >= st->n) {
+		buf_printf(b, "%srelative L2 error: none (no element is a number on both sides)\n", pad);
+	} else {
+		buf_printf(b, "%srelative L2 error ||cand - ref|| / ||ref|| = ", pad);
+		put_err(b, cmp_rel_l2(st));
+		if (nan_any)
+			buf_printf(b, " (over the %llu elements that are numbers on both sides)",
+				   (unsigned long long)(st->n - nan_any));
+		buf_putc(b, '\n');
+	}
 	if (column) {
 		if (it->ncells)
 			buf_printf(b, "%sfirst differences:\n", pad);

@@ -338,6 +338,70 @@ static bool pair_by_key(struct pairing *p, const struct csvtab *a, const size_t 
 	return true;
 }
 
+/* ---- numbers beyond float64 ---- */
+
+/* True when cell is a decimal number too large for a double ("1e400"):
+ * strtod makes it an infinity, which would equal any other such number. */
+static bool overflows(const char *cell)
+{
+	char b[64];
+	const char *s = trim(cell, b, sizeof b);
+	if (!s || !*s || strpbrk(s, "xXnNiI"))
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	return *end == '\0' && errno == ERANGE && isinf(v);
+}
+
+/* s as sign, significant digits and decimal exponent ("-0012.50e3" ->
+ * "-125e3"-like text), so two decimals compare by value. Owned. */
+static char *decimal_key(const char *cell)
+{
+	char b[64];
+	const char *s = trim(cell, b, sizeof b);
+	if (!s)
+		s = cell;
+	bool neg = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	struct buf digits = {0};
+	long exp10 = 0;
+	bool dot = false, started = false;
+	for (; *s && *s != 'e' && *s != 'E'; s++) {
+		if (*s == '.') {
+			dot = true;
+			continue;
+		}
+		if (*s == '0' && !started) {
+			if (dot)
+				exp10--;
+			continue;
+		}
+		started = true;
+		buf_putc(&digits, *s);
+		if (!dot)
+			exp10++;
+	}
+	if (*s == 'e' || *s == 'E')
+		exp10 += strtol(s + 1, NULL, 10);
+	while (digits.len && digits.data[digits.len - 1] == '0')
+		digits.len--;
+	buf_putc(&digits, '\0');
+	char *k = digits.len > 1 ? xasprintf("%s0.%se%ld", neg ? "-" : "", digits.data, exp10) : xstrdup("0");
+	buf_free(&digits);
+	return k;
+}
+
+static bool decimals_equal(const char *x, const char *y)
+{
+	char *a = decimal_key(x), *b = decimal_key(y);
+	bool eq = strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	return eq;
+}
+
 /* ---- columns ---- */
 
 static void add_cell(struct vitem *c, const struct csvtab *a, const struct csvtab *b,
@@ -394,11 +458,22 @@ static void compare_column(struct vitem *c, const struct verify_opts *o, const s
 	c->st = xmalloc(sizeof *c->st);
 	cmp_init(c->st, ints ? CMP_I128 : o->by_ulp ? CMP_F64 : CMP_DD, &co);
 	_Alignas(16) union { cmp_i128 i[CMP_BLOCK]; double d[2 * CMP_BLOCK]; } rb, cbuf;
+	uint64_t huge_differ = 0;
+	const struct pair *huge_at = NULL;
 	for (size_t s = 0; s < p->n; s += CMP_BLOCK) {
 		size_t m = p->n - s < CMP_BLOCK ? p->n - s : CMP_BLOCK;
 		for (size_t i = 0; i < m; i++) {
 			const struct pair *pr = &p->pairs[s + i];
 			const char *x = csvtab_cell(a, pr->r, ca), *y = csvtab_cell(b, pr->c, cb);
+			if (!ints && (overflows(x) || overflows(y))) {
+				/* beyond float64: compared as decimals, exactly */
+				if (!decimals_equal(x, y)) {
+					huge_differ++;
+					if (!huge_at)
+						huge_at = pr;
+				}
+				x = y = "0";
+			}
 			if (ints) {
 				rb.i[i] = cell_int(x);
 				cbuf.i[i] = cell_int(y);
@@ -419,7 +494,14 @@ static void compare_column(struct vitem *c, const struct verify_opts *o, const s
 		add_cell(c, a, b, &p->pairs[st->max_abs.at], ca, cb, ka, nk, st->max_abs.err, &c->at_max_abs);
 	if (st->max_rel.err >= 0)
 		add_cell(c, a, b, &p->pairs[st->max_rel.at], ca, cb, ka, nk, st->max_rel.err, &c->at_max_rel);
-	c->status = st->mismatches ? V_FAIL : V_PASS;
+	c->status = st->mismatches || huge_differ ? V_FAIL : V_PASS;
+	if (huge_differ) {
+		free(c->note);
+		c->note = xasprintf("%llu value%s beyond float64's range differ (compared as decimals, exactly): "
+				    "ref %s, cand %s (line %zu)", (unsigned long long)huge_differ,
+				    huge_differ == 1 ? "" : "s", csvtab_cell(a, huge_at->r, ca),
+				    csvtab_cell(b, huge_at->c, cb), a->lines[huge_at->r + 1]);
+	}
 }
 
 static void describe_unmatched(struct vitem *it, const struct csvtab *t, const bool *used,

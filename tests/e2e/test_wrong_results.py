@@ -23,3 +23,38 @@ def test_a_share_above_one_is_refused(name):
     r = run("trace", "show", "--set", f"{name}=1.5", TRACE)
     assert r.rc == 2 and "is a share, between 0 and 1" in r.err, r
     assert run("trace", "show", "--set", f"{name}=1", TRACE).rc == 0
+
+
+def test_numbers_beyond_float64_are_compared_as_decimals(tmp_path):
+    """1e400 and 5e401 both read as infinity: equal as doubles, not as numbers."""
+    (tmp_path / "r.csv").write_text("id,a\n1,1e400\n2,3.5\n")
+    (tmp_path / "c.csv").write_text("id,a\n1,5e401\n2,3.5\n")
+    (tmp_path / "same.csv").write_text("id,a\n1,10.0e399\n2,3.5\n")
+    r = run("verify", tmp_path / "r.csv", tmp_path / "c.csv", "--rtol", "0", "--atol", "0")
+    assert r.rc == 1, r
+    assert "1 value beyond float64's range differ (compared as decimals, exactly): ref 1e400, cand 5e401" in r.out, r
+    r = run("verify", tmp_path / "r.csv", tmp_path / "same.csv", "--rtol", "0", "--atol", "0")
+    assert r.rc == 0, r
+
+
+def test_an_all_nan_candidate_has_no_error_to_report(tmp_path):
+    import numpy as np
+    np.save(tmp_path / "r.npy", np.arange(5.0))
+    np.save(tmp_path / "c.npy", np.full(5, np.nan))
+    r = run("verify", tmp_path / "r.npy", tmp_path / "c.npy")
+    assert r.rc == 1, r
+    assert "5 NaN only in the candidate" in r.out and "relative L2 error: none" in r.out, r
+    assert "relative L2 error ||cand - ref|| / ||ref|| = 0" not in r.out, r
+
+
+def test_try_says_an_all_nan_candidate_is_nan_not_error_zero(tmp_path):
+    py = "/usr/bin/python3"
+    (tmp_path / "base.py").write_text("import numpy as np\nnp.save('out.npy', np.arange(5.0))\n")
+    (tmp_path / "nan.py").write_text("import numpy as np\nnp.save('out.npy', np.full(5, np.nan))\n")
+    (tmp_path / "gpuopt.toml").write_text(
+        f'baseline = "{py} base.py"\noutputs = ["out.npy"]\ncandidates = ["{py} nan.py"]\n'
+        'accelerators = "none"\ntrace = false\nwarmup = 0\nmin_runs = 5\nmax_time = 1\nmin_time = 0\n')
+    r = run("try", cwd=tmp_path, timeout=120)
+    assert r.rc == 1, r
+    assert "out.npy: 5 of 5 elements differ (5 NaN only in the candidate, 0 only in the reference)" in r.out, r
+    assert "largest abs error 0" not in r.out, r
