@@ -408,7 +408,15 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* nothing it started outlives it: its group, then what left the group */
+	/* nothing it started outlives it: its group (given up to 1 s to end on
+	 * its own, as workers finishing their files do), then what left it */
+	for (int i = 0; i < 100 && !interrupted; i++) {
+		while (waitpid(-pid, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pid, 0) != 0)
+			break;
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
 	kill(-pid, SIGKILL);
 	if (started)
 		r->strays = reap_strays(started);

@@ -295,8 +295,6 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, const cha
 				reaped = true;
 				reaped_at = since(&start);
 				t->wall_s = reaped_at;
-				kill(-pid, SIGKILL); /* what it left in its group */
-				runner_watch(0, dir);
 			} else if (runner_interrupted() && signalled_at < 0) {
 				signalled_at = since(&start); /* passed on by the runner's handler */
 			} else if (signalled_at >= 0 && since(&start) > signalled_at + 5) {
@@ -312,7 +310,8 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, const cha
 				}
 			}
 		} else if (since(&start) > reaped_at + 2) {
-			/* Something the program started still holds its output open. */
+			/* Something the program started still holds its output open:
+			 * it had 2 s to finish (pool workers saving their traces) */
 			for (int i = 0; i < 2; i++)
 				if (ps[i].open) {
 					ps[i].open = false;
@@ -320,6 +319,9 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, const cha
 				}
 		}
 	}
+	/* what it left in its group ends with it */
+	kill(-pid, SIGKILL);
+	runner_watch(0, dir);
 	if (WIFEXITED(status)) {
 		t->exit_code = WEXITSTATUS(status);
 		t->signal = 0;

@@ -2,9 +2,11 @@
  * writing saved traces (see tracefile.h). */
 #include "tracefile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/util.h"
@@ -854,12 +856,51 @@ bool trace_load(const char *path, struct trace *out, char **why)
 	struct buf b = {0};
 	char *w = NULL;
 	memset(out, 0, sizeof *out);
-	if (!read_file(path, (size_t)4 << 30, &b, &w)) {
-		*why = xasprintf("cannot read '%s': %s", path, w ? w : "error");
-		free(w);
+	/* a saved trace is a JSON object: anything else (/dev/zero, a binary
+	 * file) is refused from its first bytes, not read to the limit */
+	int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open_read(path, FIFO_WAIT_S);
+	if (fd < 0) {
+		*why = xasprintf("cannot read '%s': %s", path, open_read_error(errno));
+		return false;
+	}
+	char head[4096];
+	ssize_t got;
+	while ((got = read(fd, head, sizeof head)) < 0 && errno == EINTR)
+		;
+	if (got < 0) {
+		*why = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	size_t k = 0;
+	while (k < (size_t)got && (head[k] == ' ' || head[k] == '\t' || head[k] == '\n' || head[k] == '\r'))
+		k++;
+	if (k < (size_t)got && head[k] != '{') {
+		*why = xasprintf("'%s' is not a gpuopt trace: it does not begin with a JSON object", path);
+		close(fd);
+		return false;
+	}
+	buf_append(&b, head, (size_t)got);
+	const size_t limit = (size_t)4 << 30;
+	while (got > 0 && b.len <= limit) {
+		if (b.cap - b.len < (1u << 20)) {
+			b.cap = b.cap * 2 > b.len + (1u << 20) ? b.cap * 2 : b.len + (1u << 20);
+			b.data = xrealloc(b.data, b.cap);
+		}
+		while ((got = read(fd, b.data + b.len, b.cap - b.len - 1)) < 0 && errno == EINTR)
+			;
+		if (got > 0)
+			b.len += (size_t)got;
+	}
+	int err = got < 0 ? errno : 0;
+	close(fd);
+	if (err || b.len > limit) {
+		*why = xasprintf("cannot read '%s': %s", path, err ? strerror(err) : "larger than the 4 GB limit");
 		buf_free(&b);
 		return false;
 	}
+	buf_putc(&b, '\0');
+	b.len--;
 	bool ok = trace_parse(b.data ? b.data : "", b.len, out, &w);
 	buf_free(&b);
 	if (!ok) {

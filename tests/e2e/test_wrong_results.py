@@ -58,3 +58,15 @@ def test_try_says_an_all_nan_candidate_is_nan_not_error_zero(tmp_path):
     assert r.rc == 1, r
     assert "out.npy: 5 of 5 elements differ (5 NaN only in the candidate, 0 only in the reference)" in r.out, r
     assert "largest abs error 0" not in r.out, r
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom"])
+def test_trace_show_refuses_a_device_from_its_first_bytes(path):
+    """/dev/zero was read to 4 GB (6.3 GB peak) before the refusal."""
+    import resource
+    import time
+    t = time.monotonic()
+    r = run("trace", "show", path)
+    assert time.monotonic() - t < 5, r
+    assert r.rc == 2 and "is not a gpuopt trace: it does not begin with a JSON object" in r.err, r
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500_000  # KiB, over every child so far
