@@ -319,9 +319,20 @@ def test_an_installed_package_makes_the_saved_steps_stale(tmp_path):
 
 # ---- nothing left running ----
 
-def leftovers(tag):
-    out = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
-    return [p for p in out if int(p) != os.getpid()]
+def leftovers(tag, program=None):
+    """Processes whose command line holds tag (and whose program is
+    `program`, when given: gpuopt's own command line holds the tag too)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(tag.encode() in a for a in argv) and (program is None or argv[0] == program.encode()):
+            found.append(d.name)
+    return found
 
 
 def test_bench_and_try_leave_no_process_behind(tmp_path):
@@ -367,9 +378,9 @@ def test_trace_leaves_neither_the_program_nor_its_directory_when_stopped(tmp_pat
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         end = time.monotonic() + 20
-        while time.monotonic() < end and not leftovers(tag):
+        while time.monotonic() < end and not leftovers(tag, PY):
             time.sleep(0.05)
-        assert leftovers(tag), "the program did not start"
+        assert leftovers(tag, PY), "the program did not start"
         p.send_signal(getattr(signal, sig))
         p.wait(timeout=30)
         end = time.monotonic() + 5
