@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "paths.h"
+
 /* Opens a device or a pipe for writing; a FIFO that no process reads from
  * is waited on (FIFO_WAIT_S), never hung on: -1 with errno ENXIO then. */
 static int open_direct(const char *path)
@@ -369,8 +371,7 @@ static char *input_clash(const char *target, const struct stat *st, const struct
 			why = xasprintf("it is also an input ('%s'): the report would replace it", p);
 		} else if (S_ISDIR(is.st_mode) && rt) {
 			char *rd = realpath(p, NULL);
-			size_t k = rd ? strlen(rd) : 0;
-			bool inside = rd && (strcmp(rd, "/") == 0 || (strncmp(rt, rd, k) == 0 && rt[k] == '/'));
+			bool inside = rd && path_within(rt, rd);
 			if (inside && ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv"))
 				why = xasprintf("it is inside the input directory '%s', which is read: the report would "
 						"replace one of the inputs (write it elsewhere)", p);

@@ -246,3 +246,11 @@ void pathlist_free(struct pathlist *l)
 	ptrvec_free(&l->files);
 	ptrvec_free(&l->errors);
 }
+
+bool path_within(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (n == 1 && outer[0] == '/')
+		return inner[0] == '/';
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}

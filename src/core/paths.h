@@ -35,4 +35,8 @@ void pathlist_free(struct pathlist *l);
 bool path_arg_ok(const char *path, char **why);
 void path_error_add(struct ptrvec *errors, const char *path, const char *message);
 
+/* True when inner is outer or lies under it, by their text: both absolute
+ * and resolved (realpath). "/" holds every absolute path. */
+bool path_within(const char *inner, const char *outer);
+
 #endif

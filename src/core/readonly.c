@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "util.h"
 
 static bool write_proc(const char *path, const char *text)
@@ -72,14 +73,6 @@ static bool new_namespace(char **why)
 	return ok;
 }
 
-static bool within(const char *inner, const char *outer)
-{
-	size_t n = strlen(outer);
-	if (n == 1 && outer[0] == '/')
-		return inner[0] == '/';
-	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
-}
-
 static bool bind(const char *path, bool ro, char **why)
 {
 	unsigned long keep = mount_flags(path);
@@ -109,7 +102,7 @@ bool readonly_tree(const char *root, char *const *writable, char **why)
 	for (size_t i = 0; ok && writable && writable[i]; i++) {
 		char *w = realpath(writable[i], NULL);
 		struct stat st;
-		if (w && within(w, top) && stat(w, &st) == 0 && S_ISDIR(st.st_mode))
+		if (w && path_within(w, top) && stat(w, &st) == 0 && S_ISDIR(st.st_mode))
 			ok = bind(w, false, why);
 		free(w);
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/paths.h"
 #include "core/util.h"
 #include "scratch.h"
 
@@ -62,15 +63,6 @@ static char *first_foreign(const char *dir, int *err)
 			found = xstrdup(de->d_name);
 	closedir(d);
 	return found;
-}
-
-/* True when inner is outer or lies under it (both absolute, resolved). */
-static bool within(const char *inner, const char *outer)
-{
-	size_t n = strlen(outer);
-	if (n == 1 && outer[0] == '/')
-		return true;
-	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
 static enum results_refusal lock(struct results_claim *rc, char **why)
@@ -127,7 +119,7 @@ enum results_refusal results_claim(struct results_claim *rc, const char *dir, co
 		return RESULTS_IO;
 	}
 	char *proj = realpath(project, NULL);
-	bool holds_project = proj && within(proj, rc->dir);
+	bool holds_project = proj && path_within(proj, rc->dir);
 	free(proj);
 	if (holds_project) {
 		*why = xasprintf("the results directory '%s' is the project directory or holds it: give try a "
