@@ -273,11 +273,7 @@ static double now_s(void)
 
 static int capture_fd(void)
 {
-	FILE *f = tmpfile();
-	if (!f)
-		return -1;
-	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
-	fclose(f);
+	int fd = temp_fd();
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND);
 	return fd;

@@ -72,6 +72,36 @@ const char *open_read_error(int err)
 	return err == ETIMEDOUT ? "a FIFO that nothing wrote to for 10 s" : strerror(err);
 }
 
+int temp_fd(void)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		return -1;
+	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
+	fclose(f);
+	return fd;
+}
+
+char *temp_fd_text(int fd, size_t limit)
+{
+	struct buf b = {0};
+	buf_puts(&b, ""); /* "" for an empty file */
+	if (lseek(fd, 0, SEEK_SET) == 0) {
+		while (b.len < limit) {
+			buf_reserve(&b, 4096);
+			size_t room = b.cap - b.len - 1;
+			ssize_t n = read(fd, b.data + b.len, room < limit - b.len ? room : limit - b.len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			b.len += (size_t)n;
+			b.data[b.len] = '\0';
+		}
+	}
+	return buf_steal(&b);
+}
+
 bool read_file(const char *path, size_t limit, struct buf *out, char **why)
 {
 	*why = NULL;

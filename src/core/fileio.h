@@ -29,6 +29,13 @@ int open_read(const char *path, double wait_s);
 /* strerror, but for ETIMEDOUT: "a FIFO that nothing wrote to for 10 s". */
 const char *open_read_error(int err);
 
+/* An anonymous temporary file to collect a child's output: a descriptor
+ * above 2 with O_CLOEXEC, or -1 (errno set). */
+int temp_fd(void);
+/* What the temporary file fd holds from its start, at most limit bytes;
+ * owned, never NULL ("" when empty or unreadable). */
+char *temp_fd_text(int fd, size_t limit);
+
 /* Reads all of `path` ("-" = stdin) into out (appended; NUL-terminated).
  * Returns true on success. On failure returns false and sets *why to a
  * static or owned message: the caller frees *why_owned if non-NULL. */

@@ -208,36 +208,6 @@ static const char python_probe[] =
 	"       'packages': {k: version(v) for k, v in names.items()} if metadata else None}\n"
 	"sys.stdout.write(json.dumps(out))\n";
 
-static int temp_fd(void)
-{
-	FILE *f = tmpfile();
-	if (!f)
-		return -1;
-	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
-	fclose(f);
-	return fd;
-}
-
-/* The whole content of temporary file fd, up to 1 MiB; owned, never NULL. */
-static char *read_fd(int fd)
-{
-	struct buf b = {0};
-	buf_puts(&b, ""); /* "" for an empty file */
-	if (lseek(fd, 0, SEEK_SET) == 0) {
-		for (;;) {
-			buf_reserve(&b, 4096);
-			ssize_t n = read(fd, b.data + b.len, b.cap - b.len - 1);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0 || b.len + (size_t)n > (1 << 20))
-				break;
-			b.len += (size_t)n;
-			b.data[b.len] = '\0';
-		}
-	}
-	return buf_steal(&b);
-}
-
 static json_t *python_record(const char *python, bool found, const char *error)
 {
 	json_t *o = json_object();
@@ -286,13 +256,13 @@ json_t *sysinfo_python(const char *python, double timeout_s)
 		result = python_record(python, false, strerror(r.spawn_errno));
 		goto done;
 	}
-	char *text = read_fd(out);
+	char *text = temp_fd_text(out, 1u << 20);
 	json_error_t jerr;
 	json_t *doc = run_ok(&r) ? json_loads(text, 0, &jerr) : NULL;
 	free(text);
 	if (!doc || !json_is_object(doc)) {
 		char *how = run_describe(&r, timeout_s);
-		char *errtext = read_fd(err);
+		char *errtext = temp_fd_text(err, 1u << 20);
 		size_t elen = strlen(errtext);
 		const char *tail = elen > 300 ? errtext + elen - 300 : errtext;
 		char *msg = xasprintf("the interpreter %s%s%s", how, *tail ? ": " : "", tail);
@@ -473,7 +443,7 @@ static void utf8_scrub(char *s)
 /* The last 300 bytes of the run's standard error, on one line. */
 static char *stderr_tail(int fd)
 {
-	char *text = read_fd(fd);
+	char *text = temp_fd_text(fd, 1u << 20);
 	size_t len = strlen(text);
 	char *tail = xstrdup(len > 300 ? text + len - 300 : text);
 	free(text);
@@ -534,7 +504,7 @@ json_t *sysinfo_python_probe(const char *python, const char *script, const char 
 									     : strerror(r.spawn_errno)));
 		} else {
 			json_object_set_new(rec, "found", json_true());
-			char *text = read_fd(out);
+			char *text = temp_fd_text(out, 1u << 20);
 			done = sysinfo_probe_collect(rec, text, strlen(text), &pending);
 			free(text);
 			if (!done) {

@@ -124,29 +124,6 @@ static const char toml_to_json[] =
 	"    sys.exit(4)\n"
 	"json.dump(doc, sys.stdout, default=str)\n";
 
-static int temp_fd(void)
-{
-	FILE *f = tmpfile();
-	if (!f)
-		return -1;
-	int fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
-	fclose(f);
-	return fd;
-}
-
-static char *fd_text(int fd)
-{
-	struct buf b = {0};
-	char chunk[4096];
-	lseek(fd, 0, SEEK_SET);
-	ssize_t n;
-	while ((n = read(fd, chunk, sizeof chunk)) > 0 && b.len < (16u << 20))
-		buf_append(&b, chunk, (size_t)n);
-	buf_putc(&b, '\0');
-	b.len--;
-	return buf_steal(&b);
-}
-
 static void chomp(char *s)
 {
 	size_t n = strlen(s);
@@ -188,7 +165,7 @@ static json_t *parse_toml(const char *file, const char *python, char **why)
 		goto out;
 	}
 	if (!run_ok(&r)) {
-		char *msg = fd_text(err);
+		char *msg = temp_fd_text(err, 16u << 20);
 		chomp(msg);
 		/* the last line is the message; a traceback before it is noise */
 		char *last = strrchr(msg, '\n');
@@ -203,7 +180,7 @@ static json_t *parse_toml(const char *file, const char *python, char **why)
 		free(msg);
 		goto out;
 	}
-	char *text = fd_text(out);
+	char *text = temp_fd_text(out, 16u << 20);
 	json_error_t jerr;
 	doc = json_loads(text, 0, &jerr);
 	free(text);

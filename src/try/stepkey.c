@@ -72,26 +72,14 @@ static const char probe[] =
 /* The probe's output for python (owned), or a note that it did not run. */
 static char *fingerprint(const char *python)
 {
-	FILE *f = tmpfile();
-	int out = f ? fcntl(fileno(f), F_DUPFD_CLOEXEC, 3) : -1;
-	if (f)
-		fclose(f);
-	int in = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int out = temp_fd(), in = open("/dev/null", O_RDWR | O_CLOEXEC);
 	char *text = NULL;
 	if (out >= 0 && in >= 0) {
 		char *argv[] = {(char *)python, "-c", (char *)probe, NULL};
 		struct runner_stdio io = {in, out, in, NULL};
 		struct run_result r;
-		if (runner_run(argv, &io, 60, &r) && run_ok(&r)) {
-			struct buf b = {0};
-			char chunk[4096];
-			ssize_t n;
-			lseek(out, 0, SEEK_SET);
-			while ((n = read(out, chunk, sizeof chunk)) > 0 && b.len < (1u << 20))
-				buf_append(&b, chunk, (size_t)n);
-			buf_putc(&b, '\0');
-			text = buf_steal(&b);
-		}
+		if (runner_run(argv, &io, 60, &r) && run_ok(&r))
+			text = temp_fd_text(out, 1u << 20);
 	}
 	if (out >= 0)
 		close(out);
