@@ -139,6 +139,12 @@ void runner_install_signals(void)
 	start_watchdog();
 }
 
+void runner_passed_signals(sigset_t *set)
+{
+	for (size_t i = 0; i < sizeof caught / sizeof *caught; i++)
+		sigaddset(set, caught[i]);
+}
+
 bool runner_interrupted(void)
 {
 	return interrupted != 0;

@@ -30,6 +30,7 @@
 #define GPUOPT_RUNNER_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -80,6 +81,9 @@ void runner_reset_peak(void);
  * set; and the watchdog. Once per process; call it before any thread. */
 void runner_install_signals(void);
 bool runner_interrupted(void);
+/* Adds the signals above (those passed on to a command) to set: a command
+ * started elsewhere gets them back at their defaults. */
+void runner_passed_signals(sigset_t *set);
 
 /* For a command started elsewhere in a process group of its own (gpuopt
  * trace's program): the signals above go to group pgid, and if gpuopt dies

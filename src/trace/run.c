@@ -239,14 +239,7 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, const cha
 	posix_spawnattr_init(&at);
 	sigset_t dflt;
 	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGQUIT);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGUSR1);
-	sigaddset(&dflt, SIGUSR2);
-	sigaddset(&dflt, SIGALRM);
+	runner_passed_signals(&dflt);
 	posix_spawnattr_setsigdefault(&at, &dflt);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
