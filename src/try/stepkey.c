@@ -13,23 +13,20 @@
 #include "core/runner.h"
 #include "core/util.h"
 
-uint64_t stepkey_str(const char *p, uint64_t h)
+uint64_t stepkey_bytes(const void *p, size_t n, uint64_t h)
 {
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ULL;
-	}
-	h ^= 0xff; /* the end, so "ab"+"c" differs from "a"+"bc" */
-	return h * 0x100000001b3ULL;
-}
-
-static uint64_t mix_bytes(const char *p, size_t n, uint64_t h)
-{
+	const unsigned char *c = p;
 	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
+		h ^= c[i];
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+uint64_t stepkey_str(const char *p, uint64_t h)
+{
+	h = stepkey_bytes(p, strlen(p), h) ^ 0xff; /* the end mark */
+	return h * 0x100000001b3ULL;
 }
 
 uint64_t stepkey_files(const char *dir, char *const *files, uint64_t h)
@@ -49,7 +46,7 @@ uint64_t stepkey_files(const char *dir, char *const *files, uint64_t h)
 			struct buf b = {0};
 			char *why = NULL;
 			if (read_file(path, 64u << 20, &b, &why))
-				h = mix_bytes(b.data, b.len, h);
+				h = stepkey_bytes(b.data, b.len, h);
 			else
 				h = stepkey_str("(unreadable)", h);
 			free(why);

@@ -11,9 +11,13 @@
 #ifndef GPUOPT_TRY_STEPKEY_H
 #define GPUOPT_TRY_STEPKEY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* FNV-1a over the NUL-terminated p, from h. */
+/* FNV-1a: its offset basis, the n bytes at p folded into h, and a string
+ * folded in with an end mark (so "ab"+"c" and "a"+"bc" differ). */
+#define STEPKEY_BASIS 0xcbf29ce484222325ULL
+uint64_t stepkey_bytes(const void *p, size_t n, uint64_t h);
 uint64_t stepkey_str(const char *p, uint64_t h);
 
 /* Folds in each file of files (NULL-terminated, relative to dir): its name

@@ -128,15 +128,6 @@ static char *path_in(const struct session *s, const char *rel)
 	return xasprintf("%s/%s", s->dir, rel);
 }
 
-static uint64_t fnv1a(const char *p, uint64_t h)
-{
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /* Writes doc (stolen) to rel in the results directory, whole, with key. */
 static bool save_keyed(struct session *s, const char *rel, json_t *doc, const char *key)
 {
@@ -481,7 +472,7 @@ static bool setup_contract(struct session *s)
 	s->res->results_dir = xstrdup(s->dir);
 	json_t *cj = contract_to_json(&s->c);
 	char *canon = json_dumps(cj, JSON_SORT_KEYS | JSON_COMPACT);
-	uint64_t h = fnv1a(canon, fnv1a(GPUOPT_VERSION, 0xcbf29ce484222325ULL));
+	uint64_t h = stepkey_bytes(canon, strlen(canon), stepkey_bytes(GPUOPT_VERSION, strlen(GPUOPT_VERSION), STEPKEY_BASIS));
 	free(canon);
 	s->key = xasprintf("%016llx", (unsigned long long)h);
 	/* a changed contract makes the saved steps stale: start over */
@@ -756,7 +747,7 @@ static char *script_of(const char *command)
  * scripts among them import). Owned, 16 hex digits. */
 static char *command_key(const struct session *s, const char *base, const char *command)
 {
-	uint64_t h = stepkey_str(command, stepkey_str(base, 0xcbf29ce484222325ULL));
+	uint64_t h = stepkey_str(command, stepkey_str(base, STEPKEY_BASIS));
 	char *why = NULL;
 	char **w = shell_split(command, NULL, &why);
 	free(why);
@@ -795,10 +786,10 @@ static char *command_key(const struct session *s, const char *base, const char *
 /* The keys of the steps before the candidates (see struct session). */
 static void make_step_keys(struct session *s)
 {
-	uint64_t h = stepkey_python(s->python ? s->python : s->c.python, stepkey_str(s->key, 0xcbf29ce484222325ULL));
+	uint64_t h = stepkey_python(s->python ? s->python : s->c.python, stepkey_str(s->key, STEPKEY_BASIS));
 	s->env_key = xasprintf("%016llx", (unsigned long long)h);
 	s->base_key = command_key(s, s->env_key, s->c.baseline);
-	h = stepkey_str(s->base_key, 0xcbf29ce484222325ULL);
+	h = stepkey_str(s->base_key, STEPKEY_BASIS);
 	for (size_t i = 0; i < s->c.ncands; i++) {
 		char *k = command_key(s, s->env_key, s->c.cands[i].command);
 		h = stepkey_str(k, h);
