@@ -110,15 +110,24 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why)
 		*why = xstrdup(open_read_error(errno));
 		return false;
 	}
+	bool ok = read_fd(fd, limit, out, why);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ok;
+}
+
+bool read_fd(int fd, size_t limit, struct buf *out, char **why)
+{
+	*why = NULL;
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			*why = xstrdup("is a directory");
-			goto fail;
+			return false;
 		}
 		if (S_ISREG(st.st_mode) && (size_t)st.st_size > limit) {
 			*why = xasprintf("file is larger than the %zu MB limit", limit >> 20);
-			goto fail;
+			return false;
 		}
 		/* room for the file, one byte to see its end, and the NUL: a
 		 * file that does not grow is read in one call plus one at EOF */
@@ -137,24 +146,18 @@ bool read_file(const char *path, size_t limit, struct buf *out, char **why)
 			if (errno == EINTR)
 				continue;
 			*why = xstrdup(strerror(errno));
-			goto fail;
+			return false;
 		}
 		if (n == 0)
 			break;
 		out->len += (size_t)n;
 		if (out->len - start > limit) {
 			*why = xasprintf("file is larger than the %zu MB limit", limit >> 20);
-			goto fail;
+			return false;
 		}
 	}
 	out->data[out->len] = '\0';
-	if (fd != STDIN_FILENO)
-		close(fd);
 	return true;
-fail:
-	if (fd != STDIN_FILENO)
-		close(fd);
-	return false;
 }
 
 bool write_all(int fd, const char *data, size_t len)

@@ -40,6 +40,9 @@ char *temp_fd_text(int fd, size_t limit);
  * Returns true on success. On failure returns false and sets *why to a
  * static or owned message: the caller frees *why_owned if non-NULL. */
 bool read_file(const char *path, size_t limit, struct buf *out, char **why);
+/* The same from an open descriptor, read from where it stands to its end
+ * (limit counts from there); the caller closes fd. */
+bool read_fd(int fd, size_t limit, struct buf *out, char **why);
 
 /* Writes all len bytes of data to fd, retrying short writes and EINTR.
  * False (errno set) on an error. */

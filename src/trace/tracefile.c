@@ -881,26 +881,14 @@ bool trace_load(const char *path, struct trace *out, char **why)
 		return false;
 	}
 	buf_append(&b, head, (size_t)got);
-	const size_t limit = (size_t)4 << 30;
-	while (got > 0 && b.len <= limit) {
-		if (b.cap - b.len < (1u << 20)) {
-			b.cap = b.cap * 2 > b.len + (1u << 20) ? b.cap * 2 : b.len + (1u << 20);
-			b.data = xrealloc(b.data, b.cap);
-		}
-		while ((got = read(fd, b.data + b.len, b.cap - b.len - 1)) < 0 && errno == EINTR)
-			;
-		if (got > 0)
-			b.len += (size_t)got;
-	}
-	int err = got < 0 ? errno : 0;
+	bool read_ok = got == 0 || read_fd(fd, (size_t)4 << 30, &b, &w);
 	close(fd);
-	if (err || b.len > limit) {
-		*why = xasprintf("cannot read '%s': %s", path, err ? strerror(err) : "larger than the 4 GB limit");
+	if (!read_ok) {
+		*why = xasprintf("cannot read '%s': %s", path, w ? w : "error");
+		free(w);
 		buf_free(&b);
 		return false;
 	}
-	buf_putc(&b, '\0');
-	b.len--;
 	bool ok = trace_parse(b.data ? b.data : "", b.len, out, &w);
 	buf_free(&b);
 	if (!ok) {
