@@ -48,6 +48,7 @@ struct trace_budget {
 	uint64_t sync_n, sync_ns, alloc_n, alloc_ns, free_n, free_ns, memcpy_api_ns;
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns; /* HTA's idle time, over all streams */
 	uint64_t host_wait_n, kernel_wait_n, other_n;
+	uint64_t held_ns, held_n; /* of other: queued work the GPU started late, running other work (shared) */
 	uint64_t records, dropped, unattributed, events, events_dropped, overhead_ns, untimed;
 	/* kernel sampling (trace_process): launches made while sampling, and of
 	 * them those whose kernels were recorded; kernel figures are estimates

@@ -153,7 +153,14 @@ static void budget(FILE *out, const struct trace_report *r)
 	fprintf(out, " (%llu)", (unsigned long long)b->other_n);
 	if (b->warmup_ns)
 		F(trace_fmt_ns(b->warmup_ns), "; of the host wait, %s was warm-up");
+	if (b->held_ns)
+		F(trace_fmt_ns(b->held_ns), "; of the other, %s was work already queued that the GPU started late");
 	fputs("\n", out);
+	/* the GPU ran someone else's work for a good part of this program's phase */
+	if ((double)b->held_ns >= 0.1 * run_ns)
+		fprintf(out, "  note          the GPU was running other work for %.0f%% of this program's GPU phase "
+			"(another process sharing the GPU, or another stream): its idle times and rates are not this "
+			"program's alone; trace it on a GPU of its own to judge it\n", pct((double)b->held_ns, run_ns));
 }
 
 static void lines(FILE *out, const struct trace_report *r, size_t max)
@@ -411,10 +418,11 @@ json_t *trace_report_json(const struct trace_report *r)
 		(json_int_t)b->sample_kernels, "toggle_errors", (json_int_t)b->sample_toggle_errors,
 		"unseen_allocs", (json_int_t)b->sample_unseen_allocs));
 	json_object_set_new(bj, "copies", copy_json(b->copy));
-	json_object_set_new(bj, "idle", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "host_wait_ns",
+	json_object_set_new(bj, "idle", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "host_wait_ns",
 		(json_int_t)b->host_wait_ns, "host_wait_count", (json_int_t)b->host_wait_n, "kernel_wait_ns",
 		(json_int_t)b->kernel_wait_ns, "kernel_wait_count", (json_int_t)b->kernel_wait_n, "other_ns",
-		(json_int_t)b->other_ns, "other_count", (json_int_t)b->other_n));
+		(json_int_t)b->other_ns, "other_count", (json_int_t)b->other_n, "held_ns", (json_int_t)b->held_ns,
+		"held_count", (json_int_t)b->held_n));
 	json_object_set_new(root, "budget", bj);
 	json_t *lines = json_array();
 	for (size_t i = 0; i < r->nlines; i++) {

@@ -424,6 +424,16 @@ static bool parse_tables(struct ctx *c, json_t *o, struct trace_process *p)
 		s->warmup_ns = v[1];
 		if (s->warmup_ns > s->host_wait_ns)
 			return bad(c, "%s: %s", "a stream's warm-up is more than its host wait");
+		/* traces written before "held" have none: their held time is in their host wait */
+		json_t *held = json_object_get(r, "held");
+		if (held) {
+			if (!row_u64(c, held, 2, v, "streams"))
+				return false;
+			s->held_n = v[0];
+			s->held_ns = v[1];
+			if (s->held_ns > s->other_ns)
+				return bad(c, "%s: %s", "a stream's held time is more than its other idle time");
+		}
 	}
 	if (!(a = get_array(c, o, "devices")))
 		return false;

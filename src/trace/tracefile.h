@@ -63,6 +63,7 @@ struct trace_stream {
 	uint64_t events, busy_ns;
 	uint64_t host_wait_n, host_wait_ns, kernel_wait_n, kernel_wait_ns, other_n, other_ns;
 	uint64_t warmup_n, warmup_ns; /* part of host wait */
+	uint64_t held_n, held_ns;     /* part of other: queued work the GPU started late (it ran other work) */
 };
 
 struct trace_device {

@@ -407,7 +407,7 @@ void emit_summary(void)
 				     : 0;
 		fprintf(f, "%s{\"device\":%u,\"stream\":%u,\"events\":%llu,\"busy_ns\":%llu,"
 			"\"host_wait\":[%llu,%llu],\"kernel_wait\":[%llu,%llu],\"other\":[%llu,%llu],"
-			"\"warmup\":[%llu,%llu]}",
+			"\"warmup\":[%llu,%llu],\"held\":[%llu,%llu]}",
 			i ? ",\n" : "", s->device, s->stream, (unsigned long long)s->events,
 			(unsigned long long)((double)scaled(s->busy_ns, s->busy_s, w) +
 					     (double)s->busy_copy_s * (wc - 1.0) + (double)s->busy_set_s * (wm - 1.0) +
@@ -416,7 +416,8 @@ void emit_summary(void)
 			scaled(s->host_wait_ns, s->gap_s[0][1], w), scaled(s->kernel_wait_n, s->gap_s[1][0], w),
 			scaled(s->kernel_wait_ns, s->gap_s[1][1], w), scaled(s->other_n, s->gap_s[2][0], w),
 			scaled(s->other_ns, s->gap_s[2][1], w), (unsigned long long)s->warmup_n,
-			(unsigned long long)s->warmup_ns);
+			(unsigned long long)s->warmup_ns, scaled(s->held_n, s->held_s[0], w),
+			scaled(s->held_ns, s->held_s[1], w));
 	}
 	fputs("],\n\"devices\":[", f);
 	int first = 1;

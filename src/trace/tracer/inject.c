@@ -1007,6 +1007,23 @@ void busy_flush(struct device_stats *d)
 	d->nbatch = 0;
 }
 
+/* Of an idle gap of `gap` ns before an operation whose call came `host` ns
+ * after the stream's last operation ended: the part the GPU took to start
+ * the work once the call had queued it, beyond an ordinary launch latency
+ * (t.kernel_wait_ns). The host was not late for that part: the GPU was
+ * running other work (another process's context, time-sliced, or another
+ * stream's kernels). On the H200, three programs sharing the GPU showed
+ * tens of thousands of back-to-back kernels and a few hundred waits of up
+ * to 7 ms, which counted whole as host wait read as host work between
+ * launches (gpu-starved) in loops that only launch. */
+static uint64_t held_gap(uint64_t gap, uint64_t host)
+{
+	if (host >= gap)
+		return 0;
+	uint64_t latency = gap - host;
+	return latency > t.kernel_wait_ns ? latency - t.kernel_wait_ns : 0;
+}
+
 /* One GPU operation [start, end) on a device's stream, launched by the
  * call in ring entry e (NULL when unknown): busy time, and the idle gap
  * before it classified as HTA does; phase: the call's (phase_of_corr).
@@ -1048,6 +1065,8 @@ static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t en
 		int k;
 		if (e && e->enter > s->last_end) {
 			k = 0;
+			uint64_t held = held_gap(gap, e->enter - s->last_end);
+			gap -= held;
 			s->host_wait_ns += gap;
 			s->host_wait_n++;
 			uint8_t cls = first ? GAP_WARMUP : gap < t.starved_gap_ns ? GAP_SHORT : GAP_LONG;
@@ -1056,6 +1075,18 @@ static void gpu_op(uint32_t device, uint32_t stream, uint64_t start, uint64_t en
 				s->warmup_n++;
 			}
 			gap_add(e->prev_site, e->prev_op, e->site, cls, gap, sampled && !first);
+			if (held) {
+				s->other_ns += held;
+				s->other_n++;
+				s->held_ns += held;
+				s->held_n++;
+				if (sampled && !first) {
+					s->gap_s[2][0]++;
+					s->gap_s[2][1] += held;
+					s->held_s[0]++;
+					s->held_s[1] += held;
+				}
+			}
 		} else if (gap < t.kernel_wait_ns) {
 			k = 1;
 			s->kernel_wait_ns += gap;

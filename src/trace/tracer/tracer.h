@@ -101,6 +101,8 @@ struct stream_stats {
 	uint64_t host_wait_ns, kernel_wait_ns, other_ns;
 	uint64_t host_wait_n, kernel_wait_n, other_n;
 	uint64_t warmup_ns, warmup_n;     /* the part of host wait that was warm-up */
+	uint64_t held_ns, held_n;         /* the part of other: queued work the GPU started late (held_gap) */
+	uint64_t held_s[2];               /* ... recorded while sampling: n, ns */
 	uint64_t busy_s, busy_copy_s, busy_set_s; /* kernel / copy / memset time recorded while sampling */
 	uint64_t gap_s[3][2];             /* host / kernel / other wait recorded while sampling: n, ns */
 	uint16_t last_phase;
