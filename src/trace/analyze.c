@@ -95,6 +95,11 @@ static const char *short_lib(const char *f)
 	return prev > f ? prev : last + 1;
 }
 
+bool trace_site_runtime_thread(const struct trace_site *s)
+{
+	return !strcmp(s->lib_file, TRACE_RUNTIME_THREAD);
+}
+
 static char *site_label(const struct trace_site *s, const char *cwd)
 {
 	if (!s->file[0])
@@ -110,7 +115,9 @@ static char *site_label(const struct trace_site *s, const char *cwd)
 	buf_printf(&b, "%s:%u", f, s->line);
 	if (s->func[0] && strcmp(s->func, "<module>") != 0)
 		buf_printf(&b, " (%s)", s->func);
-	if (s->lib_file[0])
+	if (trace_site_runtime_thread(s))
+		buf_puts(&b, " on a runtime thread (its Python call came before)");
+	else if (s->lib_file[0])
 		buf_printf(&b, " via %s:%u %s", short_lib(s->lib_file), s->lib_line, s->lib_func);
 	return buf_steal(&b);
 }
@@ -823,6 +830,9 @@ static char *host_work(const struct trace_line *a, const struct trace_line *b)
 	if (!x->file[0] || !y->file[0])
 		return xstrdup("the calls come from a thread with no Python frame (a runtime's own thread, as JAX's "
 			       "and PyTorch's autograd use), so no line of yours can be named for them");
+	if (a == b && trace_site_runtime_thread(x))
+		return xasprintf("the host work is the rest of the loop around %s:%u, whose GPU work a runtime thread "
+				 "runs: the lines of the loop that hand it no work", base, x->line);
 	if (a == b && x->lib_file[0])
 		return xasprintf("the host work is inside %s at %s:%u, between its own CUDA calls (the library "
 				 "preparing data on the host)", x->lib_func[0] ? x->lib_func : "the library call", base,
@@ -830,7 +840,8 @@ static char *host_work(const struct trace_line *a, const struct trace_line *b)
 	if (a == b || (same_file && x->line == y->line))
 		return xasprintf("the host work is the rest of the loop around %s:%u: the lines that make no CUDA call, "
 				 "between one pass over it and the next", base, x->line);
-	if (same_file && x->line + 1 == y->line && (x->lib_file[0] || y->lib_file[0]))
+	if (same_file && x->line + 1 == y->line && ((x->lib_file[0] && !trace_site_runtime_thread(x)) ||
+						     (y->lib_file[0] && !trace_site_runtime_thread(y))))
 		return xasprintf("no line of yours runs between them: the host time is inside the library calls "
 				 "themselves (%s returning, %s before its first GPU work): launch overhead of many small "
 				 "steps", x->lib_func[0] ? x->lib_func : "the first", y->lib_func[0] ? y->lib_func : "the next");

@@ -102,6 +102,10 @@ struct trace_report {
 struct trace_report *trace_analyze(const struct trace *t, const struct trace_config *cfg);
 void trace_report_free(struct trace_report *r);
 
+/* Whether s holds calls a runtime's own thread made (no Python frame),
+ * charged to the newest Python call before them (TRACE_RUNTIME_THREAD). */
+bool trace_site_runtime_thread(const struct trace_site *s);
+
 /* Formatting shared with the report: "1.23 s", "45.6 ms", "12 µs"; "4 B",
  * "1.5 MiB"; "7.9 GB/s". Owned. */
 char *trace_fmt_ns(uint64_t ns);

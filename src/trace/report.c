@@ -427,6 +427,7 @@ json_t *trace_report_json(const struct trace_report *r)
 	json_t *lines = json_array();
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct trace_line *l = &r->lines[i];
+		bool rt = trace_site_runtime_thread(&l->site);
 		json_t *api = json_object();
 		for (int op = 1; op < OP_COUNT; op++)
 			if (l->api_n[op])
@@ -434,12 +435,13 @@ json_t *trace_report_json(const struct trace_report *r)
 					(json_int_t)l->api_n[op], "host_ns", (json_int_t)l->api_ns[op]));
 		json_t *row = json_pack("{s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "label", l->label,
 			"file", str_or_null(l->site.file), "line", (json_int_t)l->site.line, "function",
-			str_or_null(l->site.func), "library_file", str_or_null(l->site.lib_file), "library_function",
+			str_or_null(l->site.func), "library_file", rt ? json_null() : str_or_null(l->site.lib_file), "library_function",
 			str_or_null(l->site.lib_func), "calls", api, "kernels", (json_int_t)l->kernels, "kernel_ns",
 			(json_int_t)l->kernel_ns, "kernels_shorter_than_launch", (json_int_t)l->kernel_short, "gpu_ns",
 			(json_int_t)l->gpu_ns, "cost_ns", (json_int_t)l->cost_ns, "idle_after_ns",
 			(json_int_t)l->idle_after_ns);
 		json_object_set_new(row, "library_line", json_integer(l->site.lib_line));
+		json_object_set_new(row, "runtime_thread", json_boolean(rt));
 		json_object_set_new(row, "copies", copy_json(l->copy));
 		json_object_set_new(row, "memset", json_pack("{s:I, s:I, s:I}", "count", (json_int_t)l->memset.n,
 			"bytes", (json_int_t)l->memset.bytes, "ns", (json_int_t)l->memset.ns));

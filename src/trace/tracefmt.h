@@ -28,6 +28,10 @@
 #define TRACE_SUMMARY_FORMAT "gpuopt-trace-process"
 #define TRACE_SUMMARY_VERSION 1
 #define TRACE_EVENTS_MAGIC "GPUOPTEV"
+/* A site's library file for calls from a thread with no Python frame (a
+ * runtime's own), charged to the newest call made from a Python frame:
+ * that call's file, line and function, with this as its library file. */
+#define TRACE_RUNTIME_THREAD "<runtime thread>"
 #define TRACE_EVENTS_VERSION 1
 /* The exit status the tracer gives a process it stops under --strict. */
 #define TRACE_STRICT_EXIT 97

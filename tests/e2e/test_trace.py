@@ -612,6 +612,34 @@ def test_a_gpu_shared_with_other_processes_is_not_read_as_host_work():
     assert "the GPU was running other work" not in run("trace", "show", fixture("shared_gpu_alone_exact")).out
 
 
+def test_calls_from_a_runtime_thread_are_charged_to_the_python_call_before():
+    """jax_host_batching.py and torch_backward.py traced on the H200
+    (scripts/gpu_runtime_thread_check.sh, 2026-12-03, --exact and the
+    default). JAX runs a jitted step's copies and most of its launches on
+    its own threads; PyTorch's autograd engine launches the backward pass
+    from its own: none of those calls has a Python frame. They are charged
+    to the newest call made from one (the step at line 27, loss.backward()
+    at line 15) and marked as a runtime thread's; before, they were one
+    line with no name ("(no Python frame)")."""
+    for mode in ("exact", "default"):
+        rep = show(f"runtime_jax_{mode}")
+        lines = {l["label"]: l for l in rep["lines"]}
+        # only calls before the first one from a Python frame (the runtime starting) keep no line
+        unnamed = lines.get("(no Python frame)", {"kernels": 0})
+        assert unnamed["kernels"] < 0.05 * rep["budget"]["kernels"], unnamed
+        rt = lines["jax_host_batching.py:27 on a runtime thread (its Python call came before)"]
+        assert rt["runtime_thread"] is True and rt["library_file"] is None, rt
+        assert rt["calls"]["launch"]["count"] > 300 and rt["calls"]["sync"]["count"] > 100, rt
+        top = rep["findings"][0]
+        assert top["rule"] == "gpu-starved" and line_no(top["line"]) == 27, rep["findings"]
+        rep = show(f"runtime_torch_{mode}")
+        lines = {l["label"]: l for l in rep["lines"]}
+        rt = lines["torch_backward.py:15 on a runtime thread (its Python call came before)"]
+        assert rt["calls"]["launch"]["count"] == 2700, rt  # 9 backward kernels a step, 300 steps
+    r = run("trace", "show", fixture("runtime_jax_exact"))
+    assert "whose GPU work a runtime thread runs" in r.out, r.out
+
+
 def test_allocations_that_are_kept_are_not_churn():
     """pt_flux_offload (real H200 trace, set3's first reading, --exact):
     pins 100 parameter buffers once at line 39 (1.18 s, one free in all),

@@ -193,6 +193,7 @@ struct tracer {
 	char nvtx_status[128];
 	/* Python */
 	int py_ok;
+	uint32_t last_py_site;            /* the site of the newest call made from a Python frame (runtime_site) */
 	char py_version[32];
 	char py_why[256];
 	/* the string pool: ids are indices; 0 is "" */
@@ -294,8 +295,11 @@ enum trace_dir tracer_copy_call(int runtime, uint32_t cbid, const void *params, 
 /* sites.c (call with t.lock held unless said) */
 uint32_t str_intern(const char *s, uint32_t len);
 const char *str_at(uint32_t id, uint32_t *len);
-/* The site of the calling thread's current Python line (SITE_NONE outside
- * Python). Takes t.lock itself. */
+/* The site of the calling thread's current Python line. A thread with no
+ * Python frame (a runtime's own: JAX's dispatch, PyTorch's autograd engine)
+ * gets a site marked TRACE_RUNTIME_THREAD (tracefmt.h): the site of the newest call made from a Python
+ * frame (SITE_NONE before any). Takes t.lock itself. */
+
 uint32_t site_current(void);
 uint32_t site_current_locked(void); /* the same, t.lock held */
 /* The kernel-name table, the stream and device tables. */
