@@ -108,7 +108,10 @@ if [ "${ROUNDS:-0}" -gt 0 ]; then
           (cd "$work/programs" && timeout 120 "$G" trace -q --format json -- python3 "$p.py" >/dev/null 2>&1)
         fi
         rc=$?
-        printf '%s\t%d\t%s\t%.4f\t%d\n' "$p" $r $mode "$(echo "($(date +%s%N) - $start) / 1000000000" | bc -l)" $rc \
+        # shell arithmetic only: the GPU machine has no bc (set4's first
+        # overhead reading wrote 0 for every run through it)
+        us=$(( ($(date +%s%N) - start) / 1000 ))
+        printf '%s\t%d\t%s\t%d.%06d\t%d\n' "$p" $r $mode $((us / 1000000)) $((us % 1000000)) $rc \
           >>"$res/overhead.tsv"
       done
     done

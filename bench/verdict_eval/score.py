@@ -177,10 +177,12 @@ def main():
                 by.setdefault(r["program"], {}).setdefault(r["mode"], []).append(float(r["wall_s"]))
         ratios = {}
         for p, m in sorted(by.items()):
-            if m.get("plain") and m.get("trace"):
+            if m.get("plain") and m.get("trace") and statistics.median(m["plain"]) > 0:
                 ratios[p] = statistics.median(m["trace"]) / statistics.median(m["plain"])
                 print(f"overhead {p:<28} plain {statistics.median(m['plain']):.3f}s  "
                       f"traced {statistics.median(m['trace']):.3f}s  ratio {ratios[p]:.3f}")
+        if by and not ratios:
+            print("overhead: no usable timings (every plain run timed 0 s)")
         if ratios:
             vals = sorted(ratios.values())
             print(f"overhead: median ratio {statistics.median(vals):.3f}, max {vals[-1]:.3f} over {len(vals)} programs")
