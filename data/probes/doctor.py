@@ -1,17 +1,28 @@
-# The Python side of `gpuopt doctor`: run as `PY -c <this file> TABLE SKIP`
-# by src/gpu/sysinfo.c (sysinfo_python_probe), never imported by gpuopt.
-# TABLE is the JSON list of packages from data/doctor/packages.json; SKIP a
-# comma-separated list of names not to import again (they crashed or hung a
-# run before). An import and device check that takes longer than
-# GPUOPT_PROBE_PACKAGE_S seconds (default 60) is stopped by an alarm and
-# reported as timed out (a hang inside C code that holds the interpreter is
-# not: gpuopt's own time limit ends that run, and the next run skips it). Writes one JSON object per line, flushed at once, so that a
-# crash or a hang in one package's import leaves everything before it:
+# The Python side of `gpuopt doctor`: run as `PY -c <channel.py + this file>
+# TABLE SKIP PACKAGE_S` by src/gpu/sysinfo.c (sysinfo_python_probe), never
+# imported by gpuopt. TABLE is the JSON list of packages from
+# data/doctor/packages.json; SKIP a comma-separated list of names not to
+# import again (they crashed or hung a run before); PACKAGE_S the seconds
+# one package's import and device check may take. The answers go to gpuopt
+# through emit() of data/probes/channel.py, which runs first (a socket only
+# gpuopt reads, each message with a per-run token): whatever the packages
+# print, or write to any descriptor, is not taken for an answer. One JSON
+# object per message, sent at once, so that a crash or a hang in one
+# package's import leaves everything before it:
 #   {"event": "python", ...}     the interpreter
 #   {"event": "dists", ...}      installed distributions that carry a CUDA major
-#   {"event": "begin", "name": N} then {"event": "package", "name": N, ...}
+#   {"event": "plan", "packages": [{"name", "installed", "dist", "version",
+#    "cuda_major", "cuda_from"}]} every package of TABLE, before any import
+#   {"event": "begin", "name": N}, {"event": "check", "name": N} (imported;
+#    its device check starts), then {"event": "package", "name": N, ...}
 #   {"event": "libs", ...}       CUDA runtime libraries loaded in this process
 #   {"event": "done"}
+# Time limits: gpuopt stops the interpreter when a package's "package" event
+# has not come PACKAGE_S (plus a grace) after its "begin", and runs the probe
+# again without it. Inside, an alarm at PACKAGE_S stops first an import or a
+# device check that Python can interrupt, and the event says so
+# ("timed_out": "import" or "device check", "time_limit_s"); a hang in C code
+# that holds the interpreter is left to gpuopt.
 # Needs Python 3.8+ (importlib.metadata). Nothing is left behind: no bytecode
 # is written, and Warp's kernel cache goes to a temporary directory.
 import atexit
@@ -28,18 +39,6 @@ sys.dont_write_bytecode = True
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX: no 75% grab
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-
-# The events go to the original standard output; whatever the packages
-# print while they import or initialize (Warp's banner, C libraries' notes)
-# goes to standard error instead, so it cannot be mistaken for an event.
-_events = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
-
-
-def emit(obj):
-    _events.write(json.dumps(obj) + "\n")
-    _events.flush()
 
 
 def error_text(e):
@@ -228,7 +227,10 @@ def check_warp(mod, out):
 CHECKS = {"cupy": check_cupy, "torch": check_torch, "rmm": check_rmm, "numba": check_numba,
           "jax": check_jax, "warp": check_warp}
 
-PACKAGE_S = float(os.environ.get("GPUOPT_PROBE_PACKAGE_S", "60") or 60)
+try:
+    PACKAGE_S = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+except ValueError:
+    PACKAGE_S = 0.0
 
 
 class Timeout(BaseException):
@@ -244,12 +246,20 @@ if hasattr(signal, "SIGALRM"):
 
 
 def alarm(seconds):
-    if hasattr(signal, "setitimer"):
+    if hasattr(signal, "setitimer") and PACKAGE_S > 0:
         signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
-def examine(pkg, rec):
-    """Imports the package, its submodules, and runs its device check."""
+def timed_out(rec, step, e):
+    """Notes on rec that step ("import", "device check") ran out of time."""
+    if isinstance(e, Timeout):
+        rec.setdefault("timed_out", step)
+        rec["time_limit_s"] = PACKAGE_S
+
+
+def examine(pkg, rec, step):
+    """Imports the package, its submodules, and runs its device check;
+    step[0] is the step under way."""
     name = pkg["name"]
     t0 = time.monotonic()
     try:
@@ -262,15 +272,21 @@ def examine(pkg, rec):
         mod = None
         rec["importable"] = False
         rec["import_error"] = error_text(e)
+        timed_out(rec, "import", e)
     rec["import_s"] = round(time.monotonic() - t0, 3)
     for sub in pkg.get("submodules", []):
+        if "timed_out" in rec:
+            break
         try:
             __import__(sub)
             rec.setdefault("submodules", {})[sub] = None
         except BaseException as e:
             rec.setdefault("submodules", {})[sub] = error_text(e)
+            timed_out(rec, "import", e)
     check = CHECKS.get(pkg.get("check"))
-    if mod is not None and check is not None:
+    if mod is not None and check is not None and "timed_out" not in rec:
+        step[0] = "device check"
+        emit({"event": "check", "name": name})
         t1 = time.monotonic()
         try:
             check(mod, rec)
@@ -278,24 +294,22 @@ def examine(pkg, rec):
         except BaseException as e:
             rec["device_ok"] = False
             rec["device_error"] = error_text(e)
+            timed_out(rec, "device check", e)
         rec["device_check_s"] = round(time.monotonic() - t1, 3)
 
 
-seen_libs = cudart_loaded()
-for pkg in table:
+def find(pkg):
+    """What TABLE's package pkg is installed as, from the metadata alone:
+    {"name", "installed", "dist", "version", "cuda_major", "cuda_from"}."""
     name = pkg["name"]
-    if name in skip:
-        continue
     dist = version = None
     for d in pkg.get("dists", [name]):
         if norm(d) in installed:
             dist, version = installed[norm(d)]
             break
-    rec = {"event": "package", "name": name, "installed": dist is not None}
+    rec = {"name": name, "installed": dist is not None}
     if dist is None:
-        emit(rec)
-        continue
-    emit({"event": "begin", "name": name})
+        return rec
     rec["dist"] = dist
     rec["version"] = version
     major, how = cuda_of(dist, version)
@@ -310,12 +324,36 @@ for pkg in table:
                     pass
     rec["cuda_major"] = major
     rec["cuda_from"] = how
+    return rec
+
+
+# Every package's installation first, from the metadata alone: what the
+# imports below do not reach in time is still known to be there.
+found = [find(pkg) for pkg in table]
+emit({"event": "plan", "packages": found})
+
+seen_libs = cudart_loaded()
+for pkg, plan in zip(table, found):
+    name = pkg["name"]
+    if name in skip:
+        continue
+    rec = dict(plan, event="package")
+    if not plan["installed"]:
+        emit(rec)
+        continue
+    emit({"event": "begin", "name": name})
+    step = ["import"]
     try:
         alarm(PACKAGE_S)
-        examine(pkg, rec)
+        examine(pkg, rec, step)
     except Timeout as e:  # between the steps that catch it themselves
-        rec.setdefault("import_error", error_text(e))
-        rec.setdefault("importable", False)
+        if step[0] == "import":
+            rec.setdefault("import_error", error_text(e))
+            rec.setdefault("importable", False)
+        else:
+            rec.setdefault("device_ok", False)
+            rec.setdefault("device_error", error_text(e))
+        timed_out(rec, step[0], e)
     finally:
         alarm(0)
     now = cudart_loaded()

@@ -1,26 +1,17 @@
-# The Python side of `gpuopt fit --python PY`: run as `PY -c <this file> N`
-# by gpu/sysinfo.c (sysinfo_python_probe), never imported by gpuopt. Times
+# The Python side of `gpuopt fit --python PY`: run as `PY -c <channel.py +
+# this file> N` by gpu/sysinfo.c (sysinfo_python_probe), never imported by
+# gpuopt; its answers go through emit() of data/probes/channel.py. Times
 # what one tiny array operation costs a Python program on the GPU — through
 # CuPy if it is there, else PyTorch on cuda — host side (the call returns;
 # the GPU works on), and with a synchronize after each. Seven trials of N
 # operations after a warm-up; each trial's mean in microseconds.
-# Events, one JSON object per line (the protocol of data/probes/doctor.py):
+# Events, one JSON object per message (the protocol of data/probes/doctor.py):
 #   {"event": "python", ...}, {"event": "latency", "via": ..., "op_us": [...],
 #   "op_sync_us": [...]} or {"event": "latency", "error": ...}, {"event": "done"}
-import json
-import os
 import sys
 import time
 
-_events = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
 sys.dont_write_bytecode = True
-
-
-def emit(obj):
-    _events.write(json.dumps(obj) + "\n")
-    _events.flush()
 
 
 emit({"event": "python", "version": "%d.%d.%d" % tuple(sys.version_info[:3]),

@@ -34,8 +34,12 @@ static const char help[] =
 	"versions, the CUDA major each GPU package was built for (from its wheel name,\n"
 	"its version or its own runtime), and whether it can use the device (CuPy's\n"
 	"runtime and device count, torch.cuda.is_available(), a one-element allocation).\n"
-	"A package whose import crashes or hangs the interpreter is reported as such and\n"
-	"the others are asked again without it.\n"
+	"Each package's import and device check has a time limit of its own: one that\n"
+	"crashes the interpreter or does not finish in time is reported as exactly that,\n"
+	"and the other packages are still asked, without it. The interpreter answers on\n"
+	"a channel of gpuopt's own (a socket given as its standard input, each answer\n"
+	"marked with a token new for each run), so nothing a package prints or writes to\n"
+	"any file descriptor is taken for an answer.\n"
 	"\n"
 	"Problems, each with its fix (pip and conda commands with the right -cu12 /\n"
 	"-cu13 suffix, from the libraries' install pages; the data is in data/doctor/):\n"
@@ -49,9 +53,13 @@ static const char help[] =
 	"\n"
 	"Options:\n"
 	"      --python PY       the interpreter to ask (default python3): a path, or a\n"
-	"                        command line such as 'conda run -n ENV python'\n"
+	"                        command line such as 'conda run -n ENV python' (one\n"
+	"                        that passes its standard input on to Python)\n"
 	"      --no-python       leave the Python side out\n"
 	"      --timeout S       seconds the Python probe may take in all (default 180)\n"
+	"      --package-timeout S\n"
+	"                        seconds one package's import and device check may take\n"
+	"                        (default 60)\n"
 	"  -f, --format FORMAT   text (default) or json\n"
 	"  -o, --output FILE     write the report to FILE (whole or not at all)\n"
 	"  -v, --verbose         text: where each fact was read from, and the GPU's peers\n"
@@ -196,6 +204,12 @@ static void python_text(struct buf *b, const struct doctor_result *r)
 			   p->version ? p->version : "?", cuda);
 		if (p->crashed)
 			buf_printf(b, "import crashed: %s", p->crashed);
+		else if (!p->asked)
+			buf_puts(b, "not asked: the probe's time ran out first");
+		else if (p->timed_out && strcmp(p->timed_out, "import") == 0 && p->time_limit_s > 0)
+			buf_printf(b, "import did not finish in %g s", p->time_limit_s);
+		else if (p->timed_out && strcmp(p->timed_out, "import") == 0)
+			buf_puts(b, "import did not finish in time");
 		else if (!p->importable)
 			buf_printf(b, "does not import: %s", p->import_error ? p->import_error : "?");
 		else if (!p->gpu)
@@ -249,7 +263,8 @@ static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"python", required_argument, NULL, 'p'}, {"no-python", no_argument, NULL, 'n'},
-		{"timeout", required_argument, NULL, 't'}, {"format", required_argument, NULL, 'f'},
+		{"timeout", required_argument, NULL, 't'}, {"package-timeout", required_argument, NULL, 'P'},
+		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
@@ -267,13 +282,16 @@ static int run(int argc, char **argv)
 		case 'n':
 			s.no_python = true;
 			break;
-		case 't': {
+		case 't':
+		case 'P': {
 			char *end;
-			s.timeout_s = strtod(optarg, &end);
-			if (*end || !(s.timeout_s > 0) || !isfinite(s.timeout_s)) {
-				diag_error("doctor: --timeout: '%s' is not a number of seconds above 0", optarg);
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v > 0) || !isfinite(v)) {
+				diag_error("doctor: %s: '%s' is not a number of seconds above 0",
+					   c == 't' ? "--timeout" : "--package-timeout", optarg);
 				return EXIT_USAGE;
 			}
+			*(c == 't' ? &s.timeout_s : &s.package_timeout_s) = v;
 			break;
 		}
 		case 'f':

@@ -190,10 +190,55 @@ void runner_watch(pid_t pgid, const char *dir)
 		kill(-pgid, forwarded((int)interrupted));
 }
 
+/* The reading of a watched run: the descriptor, its buffer, the deadline
+ * its reader set last (seconds since the start; 0 none). */
+struct watching {
+	const struct runner_watch *w;
+	char *buf;
+	bool open;       /* still worth polling: no end of file or error yet */
+	double deadline;
+};
+
+#define WATCH_BUF (256u * 1024)
+
+/* One read of the watched descriptor, handed to its reader. False at its
+ * end or on an error (then it is not polled again). */
+static bool watch_read(struct watching *wt, const struct timespec *start)
+{
+	ssize_t n = read(wt->w->fd, wt->buf, WATCH_BUF);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0) {
+		wt->open = false;
+		return false;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wt->deadline = wt->w->on_data(wt->w->arg, wt->buf, (size_t)n, seconds_between(start, &now));
+	return true;
+}
+
+/* What is left in the watched descriptor once nothing writes to it any more:
+ * read while poll says there is something, without waiting. */
+static void watch_drain(struct watching *wt, const struct timespec *start)
+{
+	for (int i = 0; wt->open && i < 1 << 20; i++) {
+		struct pollfd p = {.fd = wt->w->fd, .events = POLLIN};
+		int n = poll(&p, 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || !(p.revents & (POLLIN | POLLHUP)) || !watch_read(wt, start))
+			break;
+	}
+}
+
 /* Waits until pid has exited (leaving the zombie for wait4), killing its
- * group at the timeout (timeout_s > 0) or GRACE_S after an interrupting
- * signal was passed on. Returns true when it timed out. */
-static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s)
+ * group at the timeout (timeout_s > 0), at the watch's deadline (wt not
+ * NULL) or GRACE_S after an interrupting signal was passed on, and reading
+ * the watched descriptor meanwhile. Returns true when it timed out;
+ * *deadline_hit when the watch's deadline came first. */
+static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s, struct watching *wt,
+		       bool *deadline_hit)
 {
 	struct timespec now, since = {0, 0};
 	bool killed = false;
@@ -203,12 +248,17 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 	int pfd = -1;
 #endif
 	bool timed_out = false;
+	*deadline_hit = false;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		double left = timeout_s > 0 ? timeout_s - seconds_between(start, &now) : -1;
-		if (timeout_s > 0 && left <= 0 && !killed) {
+		double elapsed = seconds_between(start, &now);
+		bool by_watch = wt && wt->deadline > 0 && (timeout_s <= 0 || wt->deadline < timeout_s);
+		double limit = by_watch ? wt->deadline : timeout_s;
+		double left = limit > 0 ? limit - elapsed : -1;
+		if (limit > 0 && left <= 0 && !killed) {
 			kill_group(pid);
 			timed_out = killed = true;
+			*deadline_hit = by_watch;
 		}
 		if (interrupted && !killed) {
 			if (!since.tv_sec && !since.tv_nsec)
@@ -223,21 +273,43 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 		}
 		if (killed)
 			left = -1; /* SIGKILL: it goes now */
+		struct pollfd p[2];
+		nfds_t np = 0;
+		int at_pid = -1, at_watch = -1;
 		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-			int n = poll(&p, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
-			if (n > 0)
-				break;
-			if (n < 0 && errno != EINTR)
+			p[np] = (struct pollfd){.fd = pfd, .events = POLLIN};
+			at_pid = (int)np++;
+		}
+		if (wt && wt->open && !killed) {
+			p[np] = (struct pollfd){.fd = wt->w->fd, .events = POLLIN};
+			at_watch = (int)np++;
+		}
+		/* without a pidfd (Linux before 5.3), look every 200 us without reaping */
+		int ms = pfd < 0 ? 0 : left < 0 ? -1 : (int)(left * 1000) + 1;
+		if (pfd < 0 && at_watch >= 0)
+			ms = 1;
+		int n = np ? poll(p, np, ms) : 0;
+		if (n < 0 && errno != EINTR) {
+			if (pfd >= 0)
 				break; /* cannot wait here: wait4 will block instead */
-		} else {
-			/* No pidfd (Linux before 5.3): look every 200 us without reaping. */
+		}
+		if (n > 0 && at_watch >= 0 && (p[at_watch].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
+			if (p[at_watch].revents & (POLLERR | POLLNVAL))
+				wt->open = false;
+			else
+				watch_read(wt, start);
+		}
+		if (n > 0 && at_pid >= 0 && p[at_pid].revents)
+			break;
+		if (pfd < 0) {
 			siginfo_t si;
 			memset(&si, 0, sizeof si);
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 				break;
-			struct timespec nap = {0, 200000};
-			nanosleep(&nap, NULL);
+			if (at_watch < 0) {
+				struct timespec nap = {0, 200000};
+				nanosleep(&nap, NULL);
+			}
 		}
 	}
 	if (pfd >= 0)
@@ -379,6 +451,12 @@ static unsigned reap_strays(unsigned long long since)
 bool runner_run(char *const argv[], const struct runner_stdio *io, double timeout_s,
 		struct run_result *r)
 {
+	return runner_run_watched(argv, io, timeout_s, NULL, r);
+}
+
+bool runner_run_watched(char *const argv[], const struct runner_stdio *io, double timeout_s,
+			const struct runner_watch *w, struct run_result *r)
+{
 	static bool subreaper;
 	if (!subreaper) {
 		/* what a run's processes leave behind comes to gpuopt, to be ended */
@@ -407,7 +485,8 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	unsigned long long started = proc_start(pid, NULL);
 	if (interrupted)
 		kill(-pid, forwarded((int)interrupted));
-	r->timed_out = wait_until(pid, &t0, timeout_s);
+	struct watching wt = {w, w ? xmalloc(WATCH_BUF) : NULL, w && w->fd >= 0, 0};
+	r->timed_out = wait_until(pid, &t0, timeout_s, w ? &wt : NULL, &r->deadline_hit);
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
@@ -427,6 +506,9 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	if (started)
 		r->strays = reap_strays(started);
 	set_running(0);
+	if (w)
+		watch_drain(&wt, &t0); /* what it said last, now that nothing writes any more */
+	free(wt.buf);
 	r->wall_s = seconds_between(&t0, &t1);
 	r->user_s = tv_seconds(&ru.ru_utime);
 	r->sys_s = tv_seconds(&ru.ru_stime);

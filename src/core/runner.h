@@ -47,7 +47,8 @@ struct run_result {
 	long peak_rss_kib;    /* ru_maxrss of the child */
 	int exit_code;        /* exit status, or -1 when ended by a signal */
 	int signal;           /* the signal that ended it, else 0 */
-	bool timed_out;       /* killed by the runner at the timeout */
+	bool timed_out;       /* killed by the runner at the timeout, or at a watch's deadline */
+	bool deadline_hit;    /* ... at the watch's deadline, before the timeout (runner_run_watched) */
 	int spawn_errno;      /* nonzero when it could not be started (then nothing ran) */
 	unsigned strays;      /* processes it started that outlived it, killed (see runner_run) */
 };
@@ -59,6 +60,27 @@ struct run_result {
  * why: ENOENT not found, EACCES not executable, ...). Never exits. */
 bool runner_run(char *const argv[], const struct runner_stdio *io, double timeout_s,
 		struct run_result *r);
+
+/* A descriptor the runner reads while the command runs (a pipe or a socket
+ * the command reports on as it goes), and a deadline the reading moves: a
+ * command that reports each step can be given a time limit per step. */
+struct runner_watch {
+	int fd; /* the caller's; read with read(2), never closed here */
+	/* Called with what each read() returned, as it came (on a SOCK_SEQPACKET
+	 * socket: one whole message; a message over 256 KiB is cut there),
+	 * elapsed_s the seconds since the command started. Returns when the
+	 * command is to be killed, in seconds since its start; 0: only at the
+	 * run's own timeout. Each answer replaces the one before. */
+	double (*on_data)(void *arg, const char *data, size_t len, double elapsed_s);
+	void *arg;
+};
+
+/* runner_run, reading w->fd while the command runs and what is left in it
+ * once the command and all it started have ended, and killing the command
+ * (r->timed_out and r->deadline_hit) at the deadline on_data last gave
+ * when that comes before timeout_s. w NULL: runner_run. */
+bool runner_run_watched(char *const argv[], const struct runner_stdio *io, double timeout_s,
+			const struct runner_watch *w, struct run_result *r);
 
 /* True when the run succeeded: exit status 0, no signal, no timeout. */
 bool run_ok(const struct run_result *r);

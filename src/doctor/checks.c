@@ -3,7 +3,8 @@
  * come from data/doctor/ through the kb, the reasoning is here. The ids are
  * stable (tests and agents match them):
  *   no-driver, no-gpu, gpu-query-failed, python-missing, python-probe-failed,
- *   import-crashed, import-fails, no-gpu-package, driver-too-old,
+ *   import-crashed, import-hangs, device-check-hangs, import-fails,
+ *   probe-incomplete, no-gpu-package, driver-too-old,
  *   cuda-too-new-for-gpu, cannot-reach-device, mixed-cuda, duplicate-build, older-cuda-build,
  *   minor-version-compat, rapids-python, rapids-compute-capability,
  *   rapids-driver, cuspatial-conflict, requires, warp-sim-removed,
@@ -255,6 +256,58 @@ static const json_t *rapids_release(const struct doctor_kb *kb, const char *v)
 	return best;
 }
 
+/* The module that package name is imported as (packages.json's "import",
+ * else its name). Borrowed from the kb. */
+static const char *import_name(const struct doctor_kb *kb, const char *name)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(kb->packages, "packages"), i, t) {
+		const char *n = jstr(t, "name");
+		if (n && strcmp(n, name) == 0)
+			return jstr(t, "import") ? jstr(t, "import") : name;
+	}
+	return name;
+}
+
+/* A package whose import or device check did not finish in its time: what
+ * it was given, and how to see where it waits. */
+static void rule_hung(const struct doctor_kb *kb, struct doctor_result *r, const struct doctor_package *p,
+		      const char *interp)
+{
+	char in[48] = "in time";
+	if (p->time_limit_s > 0)
+		snprintf(in, sizeof in, "in %g s", p->time_limit_s);
+	double wait = p->time_limit_s > 0 ? p->time_limit_s : 60;
+	const char *mod = import_name(kb, p->name);
+	struct doctor_problem *q;
+	if (strcmp(p->timed_out, "device check") == 0) {
+		q = problem_add(r, p->gpu ? DOCTOR_BLOCKER : DOCTOR_WARNING, "device-check-hangs",
+				xasprintf("%s imports, but its device check (its first use of the GPU) did "
+					  "not finish %s", p->name, in));
+		q->detail = xstrdup("the probe stopped it there; a program's first use of the GPU through "
+				    "it waits the same way");
+		problem_fix(q, xstrdup("nvidia-smi   # does the driver answer? if it hangs too, the GPU "
+				       "needs a reset or the machine a reboot"));
+	} else {
+		q = problem_add(r, p->gpu ? DOCTOR_BLOCKER : DOCTOR_WARNING, "import-hangs",
+				xasprintf("importing %s did not finish %s", p->name, in));
+		q->detail = xasprintf("the probe stopped it there and asked the other packages without "
+				      "it; `import %s` in a program waits the same way", mod);
+		problem_fix(q, xasprintf("%s -c 'import faulthandler; faulthandler.dump_traceback_later(%g, "
+					 "exit=True); import %s'   # where it waits", interp, wait, mod));
+	}
+	/* stopped short of its own limit: the probe's time for all ran out then */
+	json_t *own = json_object_get(r->python, "package_timeout_s");
+	json_t *all = json_object_get(r->python, "timeout_s");
+	if (json_is_number(own) && p->time_limit_s > 0 && p->time_limit_s + 0.05 < json_number_value(own))
+		problem_fix(q, xasprintf("gpuopt doctor --timeout %g   # the time for all packages ran out "
+					 "while it waited", json_is_number(all) ? json_number_value(all) * 3 : 600));
+	else
+		problem_fix(q, xasprintf("gpuopt doctor --package-timeout %g   # if it is only slow (a first "
+					 "run that compiles, a cold network file system)", wait * 4));
+}
+
 static void rules_python(const struct doctor_kb *kb, struct doctor_result *r)
 {
 	const json_t *py = r->python;
@@ -279,16 +332,26 @@ static void rules_python(const struct doctor_kb *kb, struct doctor_result *r)
 	}
 	int major = target_major(r);
 	bool any_gpu = false;
+	struct buf not_asked = {0};
 	for (size_t i = 0; i < r->npackages; i++) {
 		const struct doctor_package *p = &r->packages[i];
 		if (!p->installed)
 			continue;
 		if (p->gpu)
 			any_gpu = true;
+		if (!p->asked) {
+			buf_printf(&not_asked, "%s%s", not_asked.len ? ", " : "", p->name);
+			continue;
+		}
+		if (p->timed_out) {
+			rule_hung(kb, r, p, interp);
+			continue;
+		}
 		if (p->crashed) {
 			struct doctor_problem *q = problem_add(r, p->gpu ? DOCTOR_BLOCKER : DOCTOR_WARNING,
 				"import-crashed", xasprintf("importing %s stops the interpreter: it %s", p->name, p->crashed));
-			problem_fix(q, xasprintf("%s -c 'import %s'   # run it alone to see the error", interp, p->name));
+			problem_fix(q, xasprintf("%s -c 'import %s'   # run it alone to see the error", interp,
+						 import_name(kb, p->name)));
 			if (p->gpu)
 				fix_install(kb, q, p->name, major);
 			continue;
@@ -306,6 +369,18 @@ static void rules_python(const struct doctor_kb *kb, struct doctor_result *r)
 			continue;
 		}
 	}
+	if (not_asked.len) {
+		json_t *limit = json_object_get(py, "timeout_s");
+		double t = json_is_number(limit) ? json_number_value(limit) : 0;
+		char in[48] = "";
+		if (t > 0)
+			snprintf(in, sizeof in, " (%g s)", t);
+		struct doctor_problem *q = problem_add(r, DOCTOR_WARNING, "probe-incomplete",
+			xasprintf("the Python probe's time%s ran out before it came to %s: installed, but "
+				  "whether they import and can use the GPU is not known", in, not_asked.data));
+		problem_fix(q, xasprintf("gpuopt doctor --timeout %g", t > 0 ? t * 3 : 600));
+	}
+	buf_free(&not_asked);
 	if (!any_gpu) {
 		struct doctor_problem *q = problem_add(r, DOCTOR_BLOCKER, "no-gpu-package",
 			xasprintf("no GPU library is installed for %s (%s)", interp,
@@ -373,7 +448,7 @@ static void rules_cuda(const struct doctor_kb *kb, struct doctor_result *r)
 				continue;
 			}
 		}
-		if (present && p->device_checked && !p->device_ok) {
+		if (present && p->device_checked && !p->device_ok && !p->timed_out) {
 			struct doctor_problem *q = problem_add(r, DOCTOR_BLOCKER, "cannot-reach-device",
 				xasprintf("%s (%s %s) cannot use the GPU", p->name, p->dist ? p->dist : "?",
 					  p->version ? p->version : "?"));

@@ -214,8 +214,37 @@ static const json_t *find_by_name(const json_t *list, const char *name)
 	return NULL;
 }
 
+/* What the probe or a saved report says did not finish in time ("import",
+ * "device check") onto p, with the texts that say so. */
+static void set_timed_out(struct doctor_package *p, const json_t *o)
+{
+	const char *step = json_string_value(json_object_get(o, "timed_out"));
+	if (!step)
+		return;
+	json_t *limit = json_object_get(o, "time_limit_s");
+	p->time_limit_s = json_is_number(limit) && json_number_value(limit) > 0 ? json_number_value(limit) : 0;
+	char in[48] = "in time";
+	if (p->time_limit_s > 0)
+		snprintf(in, sizeof in, "in %g s", p->time_limit_s);
+	free(p->timed_out);
+	if (strcmp(step, "device check") == 0) {
+		p->timed_out = xstrdup("device check");
+		p->importable = true;
+		p->device_checked = true;
+		p->device_ok = false;
+		free(p->device_error);
+		p->device_error = xasprintf("the device check did not finish %s", in);
+	} else {
+		p->timed_out = xstrdup("import");
+		p->importable = false;
+		free(p->import_error);
+		p->import_error = xasprintf("importing %s did not finish %s", p->name, in);
+	}
+}
+
 /* One struct doctor_package per entry of packages.json, from the probe's
- * "package" events and failures. */
+ * "package" events and failures, and from its plan (each package's
+ * installation, read before any import) for those it did not come to. */
 static void normalize(const struct doctor_kb *kb, struct doctor_result *r)
 {
 	json_t *table = json_object_get(kb->packages, "packages");
@@ -229,15 +258,29 @@ static void normalize(const struct doctor_kb *kb, struct doctor_result *r)
 	json_array_foreach(table, i, t) {
 		const char *name = json_string_value(json_object_get(t, "name"));
 		const json_t *ev = find_by_name(seen, name), *fail = find_by_name(failures, name);
-		if (!ev && !fail)
+		const json_t *plan = find_by_name(json_object_get(r->python, "plan"), name);
+		if (!ev && !fail && !plan)
 			continue;
 		struct doctor_package *p = &r->packages[r->npackages++];
 		p->name = xstrdup(name);
 		p->gpu = json_is_true(json_object_get(t, "gpu"));
 		p->rapids = json_is_true(json_object_get(t, "rapids"));
 		p->device_count = -1;
+		p->asked = true;
+		if (fail || !ev) { /* what the metadata said, before any import */
+			p->installed = json_is_true(json_object_get(plan, "installed"));
+			p->dist = jdup(plan, "dist");
+			p->version = jdup(plan, "version");
+			json_t *major = json_object_get(plan, "cuda_major");
+			p->cuda_major = json_is_integer(major) ? (int)json_integer_value(major) : 0;
+			p->cuda_from = jdup(plan, "cuda_from");
+		}
 		if (fail) {
 			p->installed = true;
+			if (json_is_string(json_object_get(fail, "timed_out"))) {
+				set_timed_out(p, fail);
+				continue;
+			}
 			const char *how = json_string_value(json_object_get(fail, "how"));
 			const char *err = json_string_value(json_object_get(fail, "stderr"));
 			p->crashed = xasprintf("%s%s%s", how ? how : "ended", err && *err ? ": " : "",
@@ -245,6 +288,11 @@ static void normalize(const struct doctor_kb *kb, struct doctor_result *r)
 			p->import_error = xasprintf("the import %s", p->crashed);
 			continue;
 		}
+		if (!ev) { /* the probe's time ran out before it came to this one */
+			p->asked = !p->installed;
+			continue;
+		}
+		p->asked = !json_is_false(json_object_get(ev, "asked"));
 		p->installed = json_is_true(json_object_get(ev, "installed"));
 		p->dist = jdup(ev, "dist");
 		p->version = jdup(ev, "version");
@@ -267,6 +315,7 @@ static void normalize(const struct doctor_kb *kb, struct doctor_result *r)
 		p->device_error = jdup(ev, "device_error");
 		json_t *sub = json_object_get(ev, "submodules");
 		p->submodules = json_is_object(sub) ? json_deep_copy(sub) : NULL;
+		set_timed_out(p, ev);
 	}
 }
 
@@ -345,7 +394,8 @@ struct doctor_result *doctor_run(const struct doctor_settings *s)
 			packages = json_object_get(doc, "packages");
 			char *arg = packages ? json_dumps(packages, JSON_COMPACT) : NULL;
 			python = sysinfo_python_probe(s->python ? s->python : "python3", script.data,
-						      arg ? arg : "[]", s->timeout_s > 0 ? s->timeout_s : 180);
+						      arg ? arg : "[]", s->timeout_s > 0 ? s->timeout_s : 180,
+						      s->package_timeout_s > 0 ? s->package_timeout_s : 60);
 			free(arg);
 			json_decref(doc);
 		}
@@ -391,6 +441,7 @@ void doctor_result_free(struct doctor_result *r)
 		free(p->import_error);
 		free(p->device_error);
 		free(p->crashed);
+		free(p->timed_out);
 		json_decref(p->submodules);
 	}
 	free(r->packages);
@@ -425,6 +476,10 @@ static json_t *package_json(const struct doctor_package *p)
 								     : json_null());
 	json_object_set_new(o, "device_error", str(p->device_error));
 	json_object_set_new(o, "crashed", str(p->crashed));
+	json_object_set_new(o, "timed_out", str(p->timed_out));
+	json_object_set_new(o, "time_limit_s", p->timed_out && p->time_limit_s > 0 ? json_real(p->time_limit_s)
+										      : json_null());
+	json_object_set_new(o, "asked", json_boolean(p->asked));
 	json_object_set_new(o, "submodules", p->submodules ? json_incref(p->submodules) : json_null());
 	return o;
 }

@@ -47,13 +47,17 @@ struct doctor_package {
 	int device_count;       /* -1 unknown */
 	char *device_error;
 	char *crashed;          /* importing it ended the interpreter: how */
+	char *timed_out;        /* what did not finish in time: "import" or "device check"; NULL */
+	double time_limit_s;    /* the time it was given then (0 unknown) */
+	bool asked;             /* false: installed, but the probe's time ran out before it */
 	json_t *submodules;     /* {"warp.sim": null (imports) or "the error"}, or NULL; owned */
 };
 
 struct doctor_settings {
 	const char *python;       /* the interpreter command; NULL: "python3" */
 	bool no_python;           /* leave the Python side out */
-	double timeout_s;         /* the Python probe's limit; 0: 180 */
+	double timeout_s;         /* the Python probe's limit, all packages together; 0: 180 */
+	double package_timeout_s; /* the limit of one package's import and device check; 0: 60 */
 	const json_t *gpu_facts;  /* use this GPU record instead of asking the driver (borrowed) */
 	const json_t *python_facts; /* use this probe record instead of running the probe (borrowed) */
 };

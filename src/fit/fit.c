@@ -55,7 +55,7 @@ static void python_latency(const struct fit_settings *s, struct ceilings *c)
 		buf_free(&script);
 		return;
 	}
-	json_t *rec = sysinfo_python_probe(s->python, script.data, "1000", 120);
+	json_t *rec = sysinfo_python_probe(s->python, script.data, "1000", 120, 0);
 	buf_free(&script);
 	size_t i;
 	json_t *ev;

@@ -1,4 +1,17 @@
-/* sysinfo: see sysinfo.h. Linux only: reads /proc, /sys and /etc/os-release. */
+/* sysinfo: see sysinfo.h. Linux only: reads /proc, /sys and /etc/os-release.
+ *
+ * The import probe's channel (sysinfo_python_probe): the interpreter imports
+ * packages that may print anything and write to any descriptor they find,
+ * so its answers cannot come on its standard output, nor on a descriptor
+ * whose number is the only secret. They come on a SOCK_SEQPACKET socket
+ * given as its standard input, which data/probes/channel.py moves off
+ * descriptor 0 before anything is imported, and each message must begin
+ * with a token drawn here for that run and sent on the socket (never put in
+ * argv or the environment, which every package can read): a message
+ * without it is dropped, and the kernel keeps messages whole and apart, so
+ * a stray write can neither forge an answer nor corrupt one. The same
+ * channel carries each package's "begin", which starts that package's own
+ * time limit (runner_run_watched's deadline). */
 #include "sysinfo.h"
 
 #include <errno.h>
@@ -6,10 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/data.h"
 #include "core/fileio.h"
 #include "core/runner.h"
 #include "core/shellsplit.h"
@@ -308,14 +324,21 @@ done:
 	return result;
 }
 
-/* ---- the import probe (gpuopt doctor) ---- */
+/* ---- the import probe (gpuopt doctor, gpuopt fit --python) ---- */
 
-static json_t *probe_record(const char *python)
+/* The time a stopped package is given beyond its limit, for the probe's own
+ * alarm to stop it first and say so (no second run needed then). */
+#define PROBE_GRACE_S 2.0
+
+static json_t *probe_record(const char *python, double timeout_s, double package_s)
 {
-	return json_pack("{s:s, s:b, s:n, s:n, s:n, s:n, s:n, s:n, s:[], s:[], s:[], s:[], s:i, s:f}",
-			 "interpreter", python, "found", false, "error", "version", "executable",
-			 "prefix", "virtualenv", "conda", "cuda_dists", "packages", "failures",
-			 "cudart", "runs", 0, "elapsed_s", 0.0);
+	json_t *o = json_pack("{s:s, s:b, s:n, s:n, s:n, s:n, s:n, s:n, s:[], s:[], s:[], s:[], s:[], s:i, "
+			      "s:f, s:f}",
+			      "interpreter", python, "found", false, "error", "version", "executable",
+			      "prefix", "virtualenv", "conda", "cuda_dists", "plan", "packages", "failures",
+			      "cudart", "runs", 0, "elapsed_s", 0.0, "timeout_s", timeout_s);
+	json_object_set_new(o, "package_timeout_s", package_s > 0 ? json_real(package_s) : json_null());
+	return o;
 }
 
 static void add_cudart(json_t *rec, json_t *lib)
@@ -337,9 +360,24 @@ static void add_cudart(json_t *rec, json_t *lib)
 static const char *const python_keys[] = {"version", "executable", "prefix", "virtualenv", "conda",
 					   NULL};
 
-bool sysinfo_probe_collect(json_t *rec, const char *text, size_t len, char **pending)
+/* The CUDA runtimes that a "package" event says its import loaded. */
+static void add_loaded(json_t *rec, const json_t *pkg)
 {
-	*pending = NULL;
+	size_t k;
+	json_t *path;
+	json_array_foreach(json_object_get(pkg, "cudart_loaded"), k, path) {
+		const char *p = json_string_value(path);
+		const char *so = p ? strstr(p, ".so.") : NULL;
+		if (so) {
+			json_t *lib = json_pack("{s:s, s:i}", "path", p, "major", atoi(so + 4));
+			add_cudart(rec, lib);
+			json_decref(lib);
+		}
+	}
+}
+
+bool sysinfo_probe_collect(json_t *rec, const char *text, size_t len, struct sysinfo_pending *p)
+{
 	bool done = false;
 	json_t *packages = json_object_get(rec, "packages");
 	for (const char *line = text, *end = text + len; line < end;) {
@@ -369,16 +407,27 @@ bool sysinfo_probe_collect(json_t *rec, const char *text, size_t len, char **pen
 			json_t *cuda = json_object_get(ev, "cuda");
 			if (json_is_array(cuda) && json_array_size(json_object_get(rec, "cuda_dists")) == 0)
 				json_object_set(rec, "cuda_dists", cuda);
+		} else if (strcmp(kind, "plan") == 0) {
+			json_t *plan = json_object_get(ev, "packages");
+			if (json_is_array(plan))
+				json_object_set(rec, "plan", plan);
 		} else if (strcmp(kind, "begin") == 0 && name) {
-			free(*pending);
-			*pending = xstrdup(name);
+			free(p->name);
+			p->name = xstrdup(name);
+			p->step = "import";
+			p->begun++;
+		} else if (strcmp(kind, "check") == 0 && name) {
+			if (p->name && strcmp(p->name, name) == 0)
+				p->step = "device check";
 		} else if (strcmp(kind, "package") == 0 && name) {
-			if (*pending && strcmp(*pending, name) == 0) {
-				free(*pending);
-				*pending = NULL;
+			if (p->name && strcmp(p->name, name) == 0) {
+				free(p->name);
+				p->name = NULL;
+				p->step = NULL;
 			}
 			json_object_del(ev, "event");
 			json_array_append(packages, ev);
+			add_loaded(rec, ev); /* also from runs that end early */
 		} else if (strcmp(kind, "libs") == 0) {
 			size_t i;
 			json_t *lib;
@@ -395,22 +444,6 @@ bool sysinfo_probe_collect(json_t *rec, const char *text, size_t len, char **pen
 			json_array_append(other, ev);
 		}
 		json_decref(ev);
-	}
-	/* libraries the packages loaded, also from runs that ended early */
-	size_t i;
-	json_t *pkg;
-	json_array_foreach(packages, i, pkg) {
-		size_t k;
-		json_t *path;
-		json_array_foreach(json_object_get(pkg, "cudart_loaded"), k, path) {
-			const char *p = json_string_value(path);
-			const char *so = p ? strstr(p, ".so.") : NULL;
-			if (so) {
-				json_t *lib = json_pack("{s:s, s:i}", "path", p, "major", atoi(so + 4));
-				add_cudart(rec, lib);
-				json_decref(lib);
-			}
-		}
 	}
 	return done;
 }
@@ -457,10 +490,107 @@ static char *stderr_tail(int fd)
 	return tail;
 }
 
-json_t *sysinfo_python_probe(const char *python, const char *script, const char *arg,
-			     double timeout_s)
+/* A token new for each run: 32 hex digits from getrandom(2) (else
+ * /dev/urandom). False when neither gives 16 bytes. */
+static bool run_token(char out[33])
 {
-	json_t *rec = probe_record(python);
+	unsigned char raw[16];
+	size_t got = 0;
+	while (got < sizeof raw) {
+		ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof raw) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		struct buf b = {0};
+		char *why = NULL;
+		bool ok = fd >= 0 && read_fd(fd, sizeof raw, &b, &why) && b.len == sizeof raw;
+		if (ok)
+			memcpy(raw, b.data, sizeof raw);
+		free(why);
+		buf_free(&b);
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			return false;
+	}
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return true;
+}
+
+/* One run of the probe as its channel reports it. */
+struct probe_run {
+	json_t *rec;
+	char token[33];
+	struct sysinfo_pending pending;
+	unsigned begun;       /* pending.begun when pending_since was taken */
+	double pending_since; /* seconds from the run's start to its package's "begin" */
+	double package_s;     /* 0: no limit per package */
+	bool done;
+};
+
+/* runner_watch's reader: each message of the channel; those that do not
+ * begin with the run's token are dropped. Returns the deadline of the
+ * package under way. */
+static double on_message(void *arg, const char *data, size_t len, double elapsed_s)
+{
+	struct probe_run *pr = arg;
+	if (len > 33 && memcmp(data, pr->token, 32) == 0 && data[32] == ' ')
+		pr->done |= sysinfo_probe_collect(pr->rec, data + 33, len - 33, &pr->pending);
+	if (pr->pending.begun != pr->begun) {
+		pr->begun = pr->pending.begun;
+		pr->pending_since = elapsed_s;
+	}
+	return pr->pending.name && pr->package_s > 0 ? pr->pending_since + pr->package_s + PROBE_GRACE_S
+						      : 0;
+}
+
+/* Seconds as said to a person: whole from 10 up, else to a tenth. */
+static double said_seconds(double s)
+{
+	return s >= 10 ? (double)(long)(s + 0.5) : (double)(long)(s * 10 + 0.5) / 10;
+}
+
+/* Records how a run that ended before its "done" event ended: a failure of
+ * the package under way (added to skip), or the record's error. */
+static void run_ended(json_t *rec, const struct probe_run *pr, const struct run_result *r, double limit,
+		      int err, struct buf *skip)
+{
+	char *tail = stderr_tail(err);
+	const char *name = pr->pending.name;
+	if (name && r->timed_out) {
+		double given = r->deadline_hit ? pr->package_s : said_seconds(r->wall_s - pr->pending_since);
+		json_array_append_new(json_object_get(rec, "failures"),
+				      json_pack("{s:s, s:s, s:s, s:s, s:f}", "name", name, "how",
+						"did not finish in time and was stopped", "stderr", tail,
+						"timed_out", pr->pending.step ? pr->pending.step : "import",
+						"time_limit_s", given));
+	} else if (name) {
+		char *how = run_describe(r, limit);
+		json_array_append_new(json_object_get(rec, "failures"),
+				      json_pack("{s:s, s:s, s:s}", "name", name, "how", how, "stderr", tail));
+		free(how);
+	} else {
+		char *how = run_describe(r, limit);
+		char *msg = xasprintf("the interpreter %s%s%s", how, *tail ? ": " : "", tail);
+		json_object_set_new(rec, "error", json_string(msg));
+		free(msg);
+		free(how);
+	}
+	if (name)
+		buf_printf(skip, "%s%s", skip->len ? "," : "", name);
+	free(tail);
+}
+
+json_t *sysinfo_python_probe(const char *python, const char *script, const char *arg,
+			     double timeout_s, double package_s)
+{
+	json_t *rec = probe_record(python, timeout_s, package_s);
 	char *why = NULL;
 	size_t nwords = 0;
 	char **words = shell_split(python, &nwords, &why);
@@ -477,68 +607,72 @@ json_t *sysinfo_python_probe(const char *python, const char *script, const char 
 		shell_words_free(words);
 		return rec;
 	}
+	struct buf code = {0};
+	if (!data_read("probes/channel.py", &code, &why)) {
+		json_object_set_new(rec, "error", json_string(why));
+		free(why);
+		buf_free(&code);
+		shell_words_free(words);
+		return rec;
+	}
+	buf_printf(&code, "\n%s", script);
+	char limit_arg[32];
+	snprintf(limit_arg, sizeof limit_arg, "%g", package_s > 0 ? package_s : 0);
 	struct buf skip = {0};
 	buf_puts(&skip, "");
 	double start = now_s();
 	int runs = 0;
 	for (;;) {
 		double left = timeout_s - (now_s() - start);
-		char **argv = xcalloc(nwords + 5, sizeof *argv);
+		if (left < 1)
+			left = 1;
+		char **argv = xcalloc(nwords + 6, sizeof *argv);
 		for (size_t i = 0; i < nwords; i++)
 			argv[i] = words[i];
 		argv[nwords] = "-c";
-		argv[nwords + 1] = (char *)script;
+		argv[nwords + 1] = code.data;
 		argv[nwords + 2] = (char *)arg;
 		argv[nwords + 3] = skip.data;
-		int in = runner_open_in("/dev/null"), out = temp_fd(), err = temp_fd();
+		argv[nwords + 4] = limit_arg;
+		struct probe_run pr = {.rec = rec, .package_s = package_s};
+		int sv[2] = {-1, -1}, err = temp_fd();
+		const char *fail = NULL;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 || err < 0)
+			fail = "cannot make the probe's channel or its temporary file";
+		else if (!run_token(pr.token))
+			fail = "no random token for the probe's channel (getrandom and /dev/urandom fail)";
+		else if (send(sv[0], pr.token, 32, MSG_NOSIGNAL) != 32)
+			fail = "cannot write to the probe's channel";
 		struct run_result r;
-		bool ran = in >= 0 && out >= 0 && err >= 0 &&
-			   runner_run(argv, &(struct runner_stdio){in, out, err}, left > 1 ? left : 1, &r);
+		struct runner_watch w = {sv[0], on_message, &pr};
+		bool ran = !fail && runner_run_watched(argv, &(struct runner_stdio){sv[1], err, err}, left, &w,
+						       &r);
 		free(argv);
 		runs++;
-		char *pending = NULL;
-		bool done = false;
-		if (!ran) {
-			json_object_set_new(rec, "error", json_string(in < 0 || out < 0 || err < 0
-									     ? "cannot open temporary files"
-									     : strerror(r.spawn_errno)));
-		} else {
+		if (fail)
+			json_object_set_new(rec, "error", json_string(fail));
+		else if (!ran)
+			json_object_set_new(rec, "error", json_string(strerror(r.spawn_errno)));
+		else {
 			json_object_set_new(rec, "found", json_true());
-			char *text = temp_fd_text(out, 1u << 20);
-			done = sysinfo_probe_collect(rec, text, strlen(text), &pending);
-			free(text);
-			if (!done) {
-				char *how = run_describe(&r, left > 1 ? left : 1);
-				char *tail = stderr_tail(err);
-				if (pending) {
-					json_array_append_new(json_object_get(rec, "failures"),
-							      json_pack("{s:s, s:s, s:s}", "name", pending,
-									"how", how, "stderr", tail));
-					buf_printf(&skip, "%s%s", skip.len ? "," : "", pending);
-				} else {
-					char *msg = xasprintf("the interpreter %s%s%s", how, *tail ? ": " : "",
-							      tail);
-					json_object_set_new(rec, "error", json_string(msg));
-					free(msg);
-				}
-				free(tail);
-				free(how);
-			}
+			if (!pr.done)
+				run_ended(rec, &pr, &r, left, err, &skip);
 		}
-		if (in >= 0)
-			close(in);
-		if (out >= 0)
-			close(out);
+		for (int i = 0; i < 2; i++)
+			if (sv[i] >= 0)
+				close(sv[i]);
 		if (err >= 0)
 			close(err);
-		bool again = !done && pending && timeout_s - (now_s() - start) > 1 && runs < 16;
-		free(pending);
+		bool again = ran && !pr.done && pr.pending.name && timeout_s - (now_s() - start) > 1 &&
+			     runs < 16;
+		free(pr.pending.name);
 		if (!again)
 			break;
 	}
 	json_object_set_new(rec, "runs", json_integer(runs));
 	json_object_set_new(rec, "elapsed_s", json_real(now_s() - start));
 	buf_free(&skip);
+	buf_free(&code);
 	shell_words_free(words);
 	return rec;
 }

@@ -3,7 +3,9 @@ answer on a machine without one; the Python probe against Debian's own
 /usr/bin/python3 and its packages, and against the virtual environment that
 scripts/setup.sh fills with real GPU packages from PyPI (cupy-cuda13x from
 requirements/base.txt; cudf-cu13, cuml-cu13, nx-cugraph-cu13, warp-lang from
-requirements/gpu-packages.txt, which a set-up short of disk leaves out); an import that crashes or hangs; and the report recorded
+requirements/gpu-packages.txt, which a set-up short of disk leaves out); an import that crashes or
+hangs (each package on its own time limit, the others still asked); packages that print junk or
+write forged answers to every file descriptor they find; and the report recorded
 on the H200 (tests/e2e/fixtures/h200_doctor.json) against that machine's
 `pip list` and the packages' own reports."""
 import functools
@@ -11,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,7 @@ GPU_WHEELS = {"cupy": "cupy-cuda13x", "cudf": "cudf-cu13", "cuml": "cuml-cu13",
 TOP_KEYS = {"tool", "version", "schema", "error", "ready", "counts", "problems", "gpu", "python"}
 PACKAGE_KEYS = {"name", "gpu", "installed", "dist", "version", "cuda_major", "cuda_from",
                 "runtime_version", "importable", "import_error", "device_ok", "device_count",
-                "device_error", "crashed", "submodules"}
+                "device_error", "crashed", "timed_out", "time_limit_s", "asked", "submodules"}
 
 
 def nvidia_driver_present():
@@ -57,7 +60,7 @@ def test_help_is_routed_and_complete():
     r = run("doctor", "--help")
     assert r.rc == 0 and r.out.startswith("Usage: gpuopt doctor")
     assert run("help", "doctor").out == r.out
-    for word in ["--python", "--no-python", "--timeout", "--format", "--output", "--verbose",
+    for word in ["--python", "--no-python", "--timeout", "--package-timeout", "--format", "--output", "--verbose",
                  "Exit codes", "-cu12", "warp.sim", "cuSpatial"]:
         assert word in r.out, word
     assert "doctor" in run("--help").out
@@ -67,6 +70,8 @@ def test_help_is_routed_and_complete():
     (["--bogus"], "unknown option '--bogus'"),
     (["--format", "xml"], "'xml' is not text or json"),
     (["--timeout", "0"], "not a number of seconds above 0"),
+    (["--package-timeout", "-1"], "--package-timeout: '-1' is not a number of seconds above 0"),
+    (["--package-timeout", ""], "--package-timeout: '' is not a number of seconds above 0"),
     (["--timeout"], "needs a value"),
     (["extra"], "unexpected argument 'extra'"),
     (["--python", "python3", "--no-python"], "give one or the other"),
@@ -260,15 +265,216 @@ def test_an_import_that_crashes_is_reported_and_the_rest_still_asked(tmp_path):
     assert pk["torch"]["installed"] is False and pk["jax"]["installed"] is False and "numpy" in pk
 
 
+def add_package(site, name, dist, body, version="1.0"):
+    """One more real package in site (a directory made by fake_site)."""
+    (site / name).mkdir()
+    (site / name / "__init__.py").write_text(body)
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+
+
+# An import that hangs where Python's own alarm cannot stop it (the signal is
+# blocked, as in a C library waiting on a lock with signals masked): only
+# gpuopt, from outside, can.
+HANG_UNSTOPPABLE = ("import signal, time\n"
+                    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+                    "while True:\n    time.sleep(3600)\n")
+
+
+# The per-package limit of the tests below: long enough for the real imports of Debian's
+# scipy, pandas or scikit-learn on a busy machine, short beside --timeout.
+LIMIT = 6
+
+
+def timed_doctor(*args, env, timeout):
+    t0 = time.monotonic()
+    doc, r = doctor_json("--python", DEBIAN_PY, *args, env=env, timeout=timeout)
+    return doc, r, time.monotonic() - t0
+
+
 @pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
-def test_an_import_that_hangs_is_stopped(tmp_path):
-    site = fake_site(tmp_path, "cupy", "cupy-cuda13x", "import time\ntime.sleep(600)\n")
-    doc, r = doctor_json("--python", DEBIAN_PY, env={"PYTHONPATH": str(site),
-                                                     "GPUOPT_PROBE_PACKAGE_S": "2"}, timeout=60)
+def test_an_import_that_sleeps_forever_is_stopped_at_its_own_limit(tmp_path):
+    """cupy whose import sleeps forever: stopped after --package-timeout, not --timeout, and
+    said to hang, not to be missing or broken."""
+    site = fake_site(tmp_path, "cupy", "cupy-cuda13x", "import time\nwhile True:\n    time.sleep(3600)\n")
+    doc, r, wall = timed_doctor("--timeout", "120", "--package-timeout", LIMIT,
+                                env={"PYTHONPATH": str(site)}, timeout=100)
     cupy = packages(doc)["cupy"]
-    assert cupy["importable"] is False and "did not finish within 2 s" in cupy["import_error"], cupy
-    assert next(p for p in doc["problems"] if p["id"] == "import-fails")["severity"] == "blocker"
-    assert doc["python"]["runs"] == 1 and doc["python"]["elapsed_s"] < 30
+    assert cupy["installed"] and cupy["asked"] and cupy["dist"] == "cupy-cuda13x", cupy
+    assert cupy["timed_out"] == "import" and cupy["time_limit_s"] == LIMIT, cupy
+    assert cupy["importable"] is False and cupy["import_error"] == f"importing cupy did not finish in {LIMIT} s"
+    assert cupy["crashed"] is None
+    hang = [p for p in doc["problems"] if p["id"] == "import-hangs"]
+    assert [h["title"] for h in hang] == [f"importing cupy did not finish in {LIMIT} s"]
+    assert hang[0]["severity"] == "blocker"
+    assert "no-gpu-package" not in ids(doc) and "import-fails" not in ids(doc), ids(doc)
+    # the probe's own alarm stopped it: one run, and the packages after cupy were asked in it
+    assert doc["python"]["runs"] == 1 and doc["python"]["failures"] == []
+    assert packages(doc)["torch"]["asked"] and packages(doc)["torch"]["installed"] is False
+    assert wall < LIMIT + 20, wall  # the package's limit and the other imports, not --timeout's 120 s
+    text = run("doctor", "--python", DEBIAN_PY, "--package-timeout", LIMIT, env={"PYTHONPATH": str(site)}).out
+    assert f"cupy          cupy-cuda13x      1.0        13    import did not finish in {LIMIT} s" in text, text
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_an_import_that_hangs_beyond_an_alarm_is_stopped_and_the_rest_still_asked(tmp_path):
+    """numba hangs with the alarm signal blocked, before cupy in doctor's order: gpuopt stops
+    the interpreter at numba's own limit and asks cupy and the rest in a second run; CuPy,
+    installed, is reported as such, never as missing."""
+    site = fake_site(tmp_path, "numba", "numba", HANG_UNSTOPPABLE)
+    add_package(site, "cupy", "cupy-cuda13x", "__version__ = '14.0'\n", version="14.0")
+    doc, r, wall = timed_doctor("--timeout", "120", "--package-timeout", LIMIT,
+                                env={"PYTHONPATH": str(site)}, timeout=100)
+    pk = packages(doc)
+    numba = pk["numba"]
+    assert numba["installed"] and numba["dist"] == "numba" and numba["version"] == "1.0", numba
+    assert numba["timed_out"] == "import" and numba["time_limit_s"] == LIMIT and numba["crashed"] is None
+    assert numba["import_error"] == f"importing numba did not finish in {LIMIT} s"
+    failures = doc["python"]["failures"]
+    assert [f["name"] for f in failures] == ["numba"] and failures[0]["timed_out"] == "import"
+    assert doc["python"]["runs"] == 2  # stopped from outside, then asked again without it
+    # cupy, after numba, was imported for real in the second run
+    cupy = pk["cupy"]
+    assert cupy["installed"] and cupy["asked"] and cupy["importable"] and cupy["dist"] == "cupy-cuda13x"
+    assert cupy["device_ok"] is False and "AttributeError" in cupy["device_error"], cupy
+    assert pk["jax"]["asked"] and pk["jax"]["installed"] is False
+    hang = [p for p in doc["problems"] if p["id"] == "import-hangs"]
+    assert [h["title"] for h in hang] == [f"importing numba did not finish in {LIMIT} s"]
+    assert hang[0]["severity"] == "warning"
+    assert any("faulthandler" in f and "import numba" in f for f in hang[0]["fixes"]), hang
+    assert "no-gpu-package" not in ids(doc) and "import-crashed" not in ids(doc), ids(doc)
+    assert wall < LIMIT + 2 + 25, wall  # about the package's limit, not --timeout's 120 s
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_a_device_check_that_hangs_is_told_apart_from_an_import_that_hangs(tmp_path):
+    """cupy imports, but its first CUDA call (cupy.cuda.runtime.runtimeGetVersion, what
+    doctor's device check calls first) waits forever with the alarm blocked, as on a wedged
+    driver: stopped at the package's limit, during its device check, and said so."""
+    site = fake_site(tmp_path, "cupy", "cupy-cuda13x", "__version__ = '14.0'\nfrom . import cuda\n")
+    (site / "cupy" / "cuda").mkdir()
+    (site / "cupy" / "cuda" / "__init__.py").write_text("from . import runtime\n")
+    (site / "cupy" / "cuda" / "runtime.py").write_text("def runtimeGetVersion():\n" + "".join(
+        "    " + line + "\n" for line in HANG_UNSTOPPABLE.splitlines()))
+    doc, r, wall = timed_doctor("--timeout", "120", "--package-timeout", LIMIT,
+                                env={"PYTHONPATH": str(site)}, timeout=100)
+    cupy = packages(doc)["cupy"]
+    assert cupy["installed"] and cupy["importable"] and cupy["import_error"] is None, cupy
+    assert cupy["timed_out"] == "device check" and cupy["time_limit_s"] == LIMIT
+    assert cupy["device_ok"] is False and cupy["device_error"] == f"the device check did not finish in {LIMIT} s"
+    assert [f["timed_out"] for f in doc["python"]["failures"]] == ["device check"]
+    hang = next(p for p in doc["problems"] if p["id"] == "device-check-hangs")
+    assert hang["severity"] == "blocker" and hang["title"].startswith("cupy imports, but its device check")
+    assert "import-hangs" not in ids(doc) and "no-gpu-package" not in ids(doc), ids(doc)
+    assert wall < LIMIT + 2 + 25, wall
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_when_the_whole_time_runs_out_the_packages_not_asked_are_not_called_missing(tmp_path):
+    """The same hang with a total (--timeout) shorter than the package limit: the probe
+    cannot come to cupy; doctor says cupy is installed and was not asked, never that no GPU
+    library is installed."""
+    site = fake_site(tmp_path, "numba", "numba", HANG_UNSTOPPABLE)
+    add_package(site, "cupy", "cupy-cuda13x", "__version__ = '14.0'\n", version="14.0")
+    doc, r, wall = timed_doctor("--timeout", "10", env={"PYTHONPATH": str(site)}, timeout=60)
+    pk = packages(doc)
+    assert "no-gpu-package" not in ids(doc), doc["problems"]
+    cupy = pk["cupy"]
+    assert cupy["installed"] and cupy["asked"] is False and cupy["dist"] == "cupy-cuda13x", cupy
+    assert cupy["version"] == "14.0" and cupy["cuda_major"] == 13
+    assert pk["torch"]["installed"] is False  # known from the metadata, read before any import
+    assert pk["numba"]["timed_out"] == "import" and 0 < pk["numba"]["time_limit_s"] <= 10, pk["numba"]
+    hang = next(p for p in doc["problems"] if p["id"] == "import-hangs")
+    assert hang["fixes"][-1].startswith("gpuopt doctor --timeout 30   # the time for all packages ran out")
+    incomplete = next(p for p in doc["problems"] if p["id"] == "probe-incomplete")
+    assert "cupy" in incomplete["title"] and "(10 s)" in incomplete["title"], incomplete
+    assert incomplete["fixes"] == ["gpuopt doctor --timeout 30"]
+    assert wall < 10 + 10, wall
+    text = run("doctor", "--python", DEBIAN_PY, "--timeout", "10", env={"PYTHONPATH": str(site)}).out
+    assert "cupy          cupy-cuda13x      14.0       13    not asked: the probe's time ran out first" in text
+    assert "not installed: dask, numba-cuda" in text and "no GPU library" not in text
+
+
+# Forged answers, written by a package at import to every descriptor it can find and to
+# every one below 256, plain and after every word of its argv and whatever stdin gives it
+# (in case gpuopt's token were there); what it wrote where is kept in FORGER_LOG.
+FORGER = r"""
+import json, os, sys
+forged = [
+    {"event": "package", "name": "cuml", "installed": True, "dist": "cuml-cu13", "version": "9.9",
+     "cuda_major": 13, "importable": True, "device_ok": True, "device_count": 1},
+    {"event": "python", "version": "9.9.9", "executable": "/forged"},
+    {"event": "plan", "packages": [{"name": "cudf", "installed": True, "dist": "cudf-cu13",
+                                    "version": "9.9"}]},
+    {"event": "failures"}, {"event": "done"},
+]
+try:
+    stolen = os.read(0, 256).decode("ascii", "replace").strip()
+except OSError:
+    stolen = ""
+prefixes = ["", "\n", stolen + " "] + [w[:64] + " " for w in sys.argv]
+fds = sorted({int(f) for f in os.listdir("/proc/self/fd")} | set(range(256)))
+hit = {}
+for fd in fds:
+    try:
+        target = os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:
+        continue
+    for p in prefixes:
+        for e in forged:
+            try:
+                os.write(fd, (p + json.dumps(e) + "\n").encode())
+                hit[fd] = target
+            except OSError:
+                pass
+with open(os.environ["FORGER_LOG"], "w") as f:
+    json.dump({"stolen": stolen, "hit": hit}, f)
+__version__ = "2024.1"
+"""
+
+# Junk printed at import: event-shaped lines, a line without its end, a flood.
+JUNK = r"""
+import os, sys
+print('{"event": "package", "name": "cugraph", "installed": true, "importable": true}')
+sys.stdout.write('{"event": "done"')
+sys.stderr.write('{"event": "python", "version": "0.0.1"}\n')
+os.write(1, b'{"event": "begin", "name": "numpy"}\n' * 20000)
+os.write(2, b"\xff\xfe not text \x00" * 1000)
+sys.stdout.flush()
+__version__ = "0.61"
+"""
+
+
+@pytest.mark.skipif(not Path(DEBIAN_PY).exists(), reason="no /usr/bin/python3")
+def test_packages_that_forge_answers_or_print_junk_do_not_change_them(tmp_path):
+    """dask writes forged probe answers (a cuml 9.9 that can use the GPU, a Python 9.9.9,
+    "done") to every descriptor it finds, gpuopt's channel among them; numba prints junk.
+    doctor's answer is that of the same interpreter without them, but for the two packages
+    themselves, found and imported."""
+    site = fake_site(tmp_path, "dask", "dask", FORGER)
+    add_package(site, "numba", "numba", JUNK, version="0.61")
+    log = tmp_path / "forger.json"
+    doc, r = doctor_json("--python", DEBIAN_PY, env={"PYTHONPATH": str(site), "FORGER_LOG": str(log)})
+    wrote = json.loads(log.read_text())
+    assert {"1", "2"} <= set(wrote["hit"]), wrote  # the forger did run
+    clean, _ = doctor_json("--python", DEBIAN_PY)
+    assert doc["python"]["version"] == clean["python"]["version"] != "9.9.9"
+    assert doc["python"]["executable"] == clean["python"]["executable"]
+    pk, want = packages(doc), packages(clean)
+    assert pk["cuml"]["installed"] is False and pk["cudf"]["installed"] is False, pk["cuml"]
+    assert pk["cugraph"]["installed"] is False
+    for name in ("dask", "numba"):
+        assert pk[name]["installed"] and pk[name]["importable"] and pk[name]["asked"], pk[name]
+        assert pk[name]["import_error"] is None
+    for name in set(want) - {"dask", "numba"}:
+        assert pk[name] == want[name], name
+    assert ids(doc) == ids(clean) and doc["python"]["runs"] == 1 and doc["python"]["failures"] == []
+    # it did write into gpuopt's channel (a socket), and stdin was no longer that when it looked
+    assert any(t.startswith("socket:") for t in wrote["hit"].values()), wrote
+    assert wrote["stolen"] == "", wrote
+    text = run("doctor", "--python", DEBIAN_PY, env={"PYTHONPATH": str(site), "FORGER_LOG": str(log)}).out
+    assert "cuml-cu13" not in text and "9.9.9" not in text and "/forged" not in text
 
 
 # ---- the H200 ----

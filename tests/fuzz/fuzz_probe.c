@@ -1,5 +1,6 @@
 /* fuzz_probe: any bytes as what the Python probe of `gpuopt doctor` printed
- * (data/probes/doctor.py's JSON events, one per line) — collected into a
+ * (data/probes/doctor.py's JSON events, one per line, the channel's token
+ * taken off) — collected into a
  * probe record, then checked by doctor's rules, on a machine without a GPU
  * and on one with, and written as JSON; must neither crash nor leak. */
 #include <stdint.h>
@@ -32,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	json_t *rec = json_pack("{s:s, s:b, s:n, s:[], s:[], s:[], s:[]}", "interpreter", "python3", "found", 1,
 				"error", "cuda_dists", "packages", "failures", "cudart");
-	char *pending = NULL;
+	struct sysinfo_pending pending = {0};
 	sysinfo_probe_collect(rec, (const char *)data, size, &pending);
-	free(pending);
+	free(pending.name);
 	for (int g = 0; g < 2; g++) {
 		struct doctor_result *r = doctor_check_with(&kb, g ? one_gpu : no_gpu, rec);
 		json_decref(doctor_result_json(r));

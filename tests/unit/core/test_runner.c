@@ -1,6 +1,8 @@
 /* runner: real processes — exit status, signals, a program that is not
  * there, the timeout (which also kills what the command started), the
- * standard streams, rusage of that run alone, and the PATH lookup. */
+ * standard streams, rusage of that run alone, the PATH lookup, and a watched
+ * run: a descriptor read while the command runs, and a deadline that the
+ * reading moves. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,6 +144,58 @@ static void test_rusage_is_per_run(void **state)
 	assert_false(runner_interrupted());
 }
 
+/* What a watched run said, and the deadline each piece gives: `after` s
+ * from the last piece. */
+struct heard {
+	struct buf text;
+	double after;
+	int pieces;
+};
+
+static double on_piece(void *arg, const char *data, size_t len, double elapsed_s)
+{
+	struct heard *h = arg;
+	buf_append(&h->text, data, len);
+	h->pieces++;
+	return h->after > 0 ? elapsed_s + h->after : 0;
+}
+
+static void test_watched_run(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct runner_stdio io = {null, fds[1], null};
+	struct heard h = {.after = 0.5};
+	struct runner_watch w = {fds[0], on_piece, &h};
+	struct run_result r;
+	/* each line moves the deadline: killed 0.5 s after the last one, long before the timeout */
+	char *quiet_after[] = {"sh", "-c", "echo one; sleep 0.2; echo two; sleep 30", NULL};
+	assert_true(runner_run_watched(quiet_after, &io, 20, &w, &r));
+	assert_true(r.timed_out && r.deadline_hit);
+	assert_true(r.wall_s >= 0.65 && r.wall_s < 5);
+	assert_string_equal(h.text.data, "one\ntwo\n");
+	/* the timeout still stands when it comes first */
+	buf_free(&h.text);
+	h.after = 10;
+	char *slow[] = {"sh", "-c", "echo one; sleep 30", NULL};
+	assert_true(runner_run_watched(slow, &io, 0.3, &w, &r));
+	assert_true(r.timed_out && !r.deadline_hit);
+	assert_true(r.wall_s < 5);
+	/* a run that ends on its own: not killed, and what it wrote last is read */
+	buf_free(&h.text);
+	h.after = 0;
+	char *ends[] = {"sh", "-c", "echo one; echo last", NULL};
+	assert_true(runner_run_watched(ends, &io, 5, &w, &r));
+	assert_true(run_ok(&r) && !r.deadline_hit);
+	assert_string_equal(h.text.data, "one\nlast\n");
+	buf_free(&h.text);
+	close(fds[0]);
+	close(fds[1]);
+	close(null);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills_the_group),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_rusage_is_per_run),
+		cmocka_unit_test(test_watched_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
