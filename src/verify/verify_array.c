@@ -312,7 +312,7 @@ void verify_npy(struct verify_report *r, const char *name, const char *ref, cons
 		for (int i = 0; i < 2 && ok; i++) {
 			char *why;
 			s[i].label = path[i];
-			if (!npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, &why)) {
+			if (!npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, "verify", &why)) {
 				vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
 				free(why);
 				ok = false;
@@ -347,7 +347,7 @@ static bool open_member(struct asrc *s, struct npz_reader *zr, const unsigned ch
 	size_t want = mem->usize < NPY_HEADER_WINDOW ? (size_t)mem->usize : NPY_HEADER_WINDOW;
 	if (!npz_reader_peek(zr, want, &p, &avail, why))
 		return false;
-	if (!npy_parse(p, avail, mem->usize, &s->a, why))
+	if (!npy_parse(p, avail, mem->usize, &s->a, "verify", why))
 		return false;
 	npz_reader_consume(zr, s->a.offset);
 	return true;
