@@ -53,18 +53,7 @@ bool fit_parse_bytes(const char *s, uint64_t *out)
 
 char *fit_bytes_text(uint64_t b)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		return xasprintf("%llu B", (unsigned long long)b);
-	if (v == floor(v))
-		return xasprintf("%.0f %s", v, units[u]);
-	return xasprintf("%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+	return bytes_text(b);
 }
 
 /* numpy's dtype names and codes -> bytes per element; 0 when unknown. */
