@@ -526,7 +526,8 @@ static int run(int argc, char **argv)
 		free(text);
 		json_decref(j);
 	} else if (!r->error) {
-		doc = report_text(r, verbose);
+		/* GPU names and file names, as a terminal may show them */
+		doc = term_safe_take(report_text(r, verbose));
 	}
 	char *err;
 	if (doc && !write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {

@@ -302,7 +302,8 @@ static int run(int argc, char **argv)
 
 	struct verify_report *r = verify_paths(&o, pos[0], pos[1]);
 	bool json = strcmp(format, "json") == 0;
-	char *doc = json ? verify_report_json(r) : verify_report_text(r);
+	/* text: file names and a table's cells as a terminal may show them */
+	char *doc = json ? verify_report_json(r) : term_safe_take(verify_report_text(r));
 	/* Each error goes to stderr (`gpuopt: verify: ...`) too, unless the text
 	 * report says it on the very same stream (a terminal, or 2>&1): once. */
 	struct stat so, se;
