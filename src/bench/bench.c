@@ -279,8 +279,9 @@ static int capture_fd(void)
 	return fd;
 }
 
-/* Prints the last lines of what the failed run wrote to stderr; a NUL
- * byte is shown as \0 (it does not end the text). */
+/* Prints the last lines of what the failed run wrote to stderr, made safe
+ * for a terminal (term_safe_append: an escape sequence, or a NUL byte, is
+ * shown as \x1b, \x00; a NUL does not end the text). */
 static void show_stderr(int fd)
 {
 	off_t size = lseek(fd, 0, SEEK_END);
@@ -308,16 +309,17 @@ static void show_stderr(int fd)
 	fprintf(stderr, "gpuopt: bench: its stderr%s:\n", start > 0 || p > buf ? " ended with" : " was");
 	if (end > buf && end[-1] == '\n')
 		end--;
+	struct buf safe = {0};
+	term_safe_append(&safe, p, (size_t)(end - p));
 	fputs("  | ", stderr);
-	for (; p < end; p++) {
-		if (*p == '\n')
+	for (size_t i = 0; i < safe.len; i++) {
+		if (safe.data[i] == '\n')
 			fputs("\n  | ", stderr);
-		else if (*p == '\0')
-			fputs("\\0", stderr);
 		else
-			fputc(*p, stderr);
+			fputc(safe.data[i], stderr);
 	}
 	fputc('\n', stderr);
+	buf_free(&safe);
 }
 
 static void report_failure(struct ctx *c, const char *what, const char *text, const struct run_result *r)

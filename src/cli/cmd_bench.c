@@ -150,10 +150,11 @@ static const char help[] =
 	"dropped session) leaves nothing running.\n"
 	"\n"
 	"Exit codes: 0 the benchmark ran (whatever the verdicts); 1 a run or a --cleanup\n"
-	"failed (its stderr is shown), a signal stopped it, or --fail-on-slower and a\n"
-	"candidate is slower or cannot be compared; 2 usage error: a bad option, a command\n"
-	"that cannot be split or is not found, an unreadable --input or an export or\n"
-	"--output that cannot or may not be written.\n";
+	"failed (the end of its stderr is shown, control characters such as ESC as\n"
+	"\\x1b), a signal stopped it, or --fail-on-slower and a candidate is slower or\n"
+	"cannot be compared; 2 usage error: a bad option, a command that cannot be split\n"
+	"or is not found, an unreadable --input or an export or --output that cannot or\n"
+	"may not be written.\n";
 
 /* An export path (or the commands' --output file) checked before the first
  * run, so a benchmark is never run to be thrown away. */
@@ -243,12 +244,15 @@ static int run(int argc, char **argv)
 		bool to_stdout = (s->export_json && strcmp(s->export_json, "-") == 0) ||
 				 (s->export_csv && strcmp(s->export_csv, "-") == 0) ||
 				 (s->export_markdown && strcmp(s->export_markdown, "-") == 0);
-		bench_print_text(to_stdout ? stderr : stdout, res);
+		/* the commands and their words as a terminal may show them */
+		struct term_safe_stream ts;
+		bench_print_text(term_safe_open(&ts), res);
+		term_safe_close(&ts, to_stdout ? stderr : stdout);
 		fflush(stdout);
 		written = export_one("--export-json", s->export_json, s->export_json ? bench_to_json(res) : NULL);
 		written &= export_one("--export-csv", s->export_csv, s->export_csv ? bench_to_csv(res) : NULL);
 		written &= export_one("--export-markdown", s->export_markdown,
-				      s->export_markdown ? bench_to_markdown(res) : NULL);
+				      s->export_markdown ? term_safe_take(bench_to_markdown(res)) : NULL);
 	}
 	const char *kept = !exports ? "" : res->nmeasured == res->ngroups ? "; the measurements were exported"
 			 : res->nmeasured ? "; the comparisons measured to the end were exported"

@@ -343,7 +343,8 @@ static int run(int argc, char **argv)
 		free(text);
 		json_decref(j);
 	} else {
-		doc = report_text(r, verbose);
+		/* what the machine and Python said, as a terminal may show them */
+		doc = term_safe_take(report_text(r, verbose));
 	}
 	int rc = r->ready ? EXIT_OK : EXIT_FAIL;
 	char *err;

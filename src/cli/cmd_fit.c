@@ -2,6 +2,7 @@
  * working set, whether the GPU can pay before anyone ports. Options, help,
  * the text or JSON report and the exit code; the measuring and the
  * arithmetic are the fit engine's (fit/fit.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,16 +42,17 @@ static const char help[] =
 	"The working set (all that is given adds up):\n"
 	"  FILE.npy...           arrays: the sizes from their headers (the data is not read)\n"
 	"      --bytes N         N bytes: 123, 1.5e9, 512MiB, 8GiB, 8G (powers of 1024),\n"
-	"                        8GB (powers of 1000)\n"
+	"                        8GB (powers of 1000); given again, the sizes add up\n"
 	"      --dtype T --shape S  one array: --dtype float32 --shape 1000000,64\n"
 	"      --out-bytes N     what comes back to the host (default: as much as goes in)\n"
 	"      --temp-factor F   device memory needed per byte of working set, for the\n"
-	"                        temporaries the computation makes (default 3)\n"
+	"                        temporaries the computation makes (default 3; 1 to 100)\n"
 	"      --cpu-seconds T   the CPU baseline's measured time for the part that would\n"
 	"                        move (gpuopt bench gives it): then the best speedup\n"
-	"                        possible if GPU compute were free, and a verdict\n"
+	"                        possible if GPU compute were free, and a verdict (0 to 1e7)\n"
 	"      --min-speedup S   how much the transfer floor must leave for \"room to\n"
-	"                        gain\" (default 2: the transfers at most half the CPU time)\n"
+	"                        gain\" (default 2: the transfers at most half the CPU time;\n"
+	"                        1 to 1e6)\n"
 	"\n"
 	"The answer: whether it fits free device memory with room for temporaries (and a\n"
 	"512 MiB reserve for the CUDA context); the seconds to move it in and out at the\n"
@@ -70,7 +72,7 @@ static const char help[] =
 	"                        PyTorch on cuda)\n"
 	"      --ceilings FILE   take the ceilings from FILE (a file of the cache, on any\n"
 	"                        machine) instead of measuring a GPU here\n"
-	"      --timeout S       seconds the measurement may take (default 600)\n"
+	"      --timeout S       seconds the measurement may take (default 600; 1 to 1e7)\n"
 	"  -f, --format FORMAT   text (default) or json\n"
 	"  -o, --output FILE     write the report to FILE (whole or not at all)\n"
 	"  -v, --verbose         text: every size measured, the method, the sources\n"
@@ -279,7 +281,9 @@ static void answer_text(struct buf *b, const struct fit_result *r)
 	const struct fit_gpu *g = &r->gpus[a->gpu];
 	buf_printf(b, "  %s: needs %s (×%g for temporaries, and the CUDA context) of %s free on GPU %d\n",
 		   a->fits ? "fits" : "does not fit", need, a->temp_factor, freeb, g->index >= 0 ? g->index : 0);
-	if (!a->fits) {
+	if (!a->fits && a->chunk_bytes == 0) {
+		buf_puts(b, "  in chunks: none fits with its temporaries beside the CUDA context\n");
+	} else if (!a->fits) {
 		char *chunk = fit_bytes_text(a->chunk_bytes);
 		buf_printf(b, "  in chunks: %s each", chunk);
 		if (a->chunk_rows)
@@ -341,12 +345,14 @@ static bool parse_count(const char *opt, const char *s, long lo, long hi, long *
 	return true;
 }
 
-static bool parse_real(const char *opt, const char *s, double lo, double *out)
+/* A finite number from lo to hi, else false after a usage error naming opt. */
+static bool parse_real(const char *opt, const char *s, double lo, double hi, double *out)
 {
 	char *end;
+	errno = 0;
 	double v = strtod(s, &end);
-	if (!*s || *end || !isfinite(v) || v < lo) {
-		diag_error("fit: %s: '%s' is not a number of at least %g", opt, s, lo);
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		diag_error("fit: %s: '%s' is not a number from %g to %g", opt, s, lo, hi);
 		return false;
 	}
 	*out = v;
@@ -362,6 +368,15 @@ static bool parse_size(const char *opt, const char *s, uint64_t lo, uint64_t *ou
 	}
 	return true;
 }
+
+/* The ranges of the numbers: a computation whose temporaries take more than
+ * 100 times its working set is not one fit's arithmetic describes (NumPy's
+ * and CuPy's temporaries are a few copies of it); seconds as bench takes
+ * them (up to 10^7, about 16 weeks); a speedup of more than 10^6 is asked of
+ * no transfer. */
+#define TEMP_FACTOR_MAX 100.0
+#define SECONDS_MAX 1e7
+#define MIN_SPEEDUP_MAX 1e6
 
 enum { O_BYTES = 256, O_DTYPE, O_SHAPE, O_OUT_BYTES, O_TEMP, O_CPU, O_MIN, O_REFRESH, O_QUICK,
        O_TRIALS, O_MAX, O_GPU, O_NO_PEERS, O_PYTHON, O_CEILINGS, O_TIMEOUT };
@@ -386,14 +401,21 @@ static int run(int argc, char **argv)
 	const char *format = "text", *output = NULL;
 	bool verbose = false, quiet = false;
 	long n;
+	uint64_t size;
 	optind = 1;
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, ":f:o:vq", opts, NULL)) != -1) {
 		switch (c) {
-		case O_BYTES:
-			if (!parse_size("--bytes", optarg, 1, &s.bytes))
+		case O_BYTES: /* given again, the sizes add up */
+			if (!parse_size("--bytes", optarg, 1, &size))
 				return EXIT_USAGE;
+			if (size > UINT64_MAX - s.bytes) {
+				diag_error("fit: --bytes: '%s' makes the sizes given add up to more than "
+					   "16 EiB", optarg);
+				return EXIT_USAGE;
+			}
+			s.bytes += size;
 			break;
 		case O_DTYPE:
 			s.dtype = optarg;
@@ -407,15 +429,15 @@ static int run(int argc, char **argv)
 			s.out_bytes_set = true;
 			break;
 		case O_TEMP:
-			if (!parse_real("--temp-factor", optarg, 1, &s.temp_factor))
+			if (!parse_real("--temp-factor", optarg, 1, TEMP_FACTOR_MAX, &s.temp_factor))
 				return EXIT_USAGE;
 			break;
 		case O_CPU:
-			if (!parse_real("--cpu-seconds", optarg, 0, &s.cpu_seconds))
+			if (!parse_real("--cpu-seconds", optarg, 0, SECONDS_MAX, &s.cpu_seconds))
 				return EXIT_USAGE;
 			break;
 		case O_MIN:
-			if (!parse_real("--min-speedup", optarg, 1, &s.min_speedup))
+			if (!parse_real("--min-speedup", optarg, 1, MIN_SPEEDUP_MAX, &s.min_speedup))
 				return EXIT_USAGE;
 			break;
 		case O_REFRESH:
@@ -448,7 +470,7 @@ static int run(int argc, char **argv)
 			s.ceilings_file = optarg;
 			break;
 		case O_TIMEOUT:
-			if (!parse_real("--timeout", optarg, 1, &s.timeout_s))
+			if (!parse_real("--timeout", optarg, 1, SECONDS_MAX, &s.timeout_s))
 				return EXIT_USAGE;
 			break;
 		case 'f':
@@ -504,7 +526,8 @@ static int run(int argc, char **argv)
 		free(text);
 		json_decref(j);
 	} else if (!r->error) {
-		doc = report_text(r, verbose);
+		/* GPU names and file names, as a terminal may show them */
+		doc = term_safe_take(report_text(r, verbose));
 	}
 	char *err;
 	if (doc && !write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {

@@ -89,6 +89,8 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < in.ndamaged; i++)
 		diag_error("report: %s/%s: damaged, left out of the report", dir, in.damaged[i]);
 	char *doc = page_render(&in, md ? PAGE_MARKDOWN : PAGE_HTML);
+	if (md) /* text read in a terminal as often as rendered: the saved names and output made safe */
+		doc = term_safe_take(doc);
 	char *path = output ? xstrdup(output) : xasprintf("%s/report.%s", dir, md ? "md" : "html");
 	int rc = EXIT_OK;
 	if (!write_file_atomic(path, doc, strlen(doc), &why)) {
@@ -96,8 +98,11 @@ static int run(int argc, char **argv)
 		free(why);
 		rc = EXIT_USAGE;
 	} else {
-		if (strcmp(path, "-") != 0)
-			printf("wrote %s\n", path);
+		if (strcmp(path, "-") != 0) {
+			fputs("wrote ", stdout);
+			term_safe_fputs(path, stdout);
+			fputc('\n', stdout);
+		}
 		if (in.ndamaged)
 			rc = EXIT_FAIL;
 	}

@@ -282,7 +282,10 @@ static bool render(const struct trace *t, const struct trace_config *cfg, const 
 		json_decref(j);
 	} else {
 		struct trace_report_style st = {o->max_lines, o->max_kernels};
-		trace_report_text(stdout, r, &st);
+		/* the program's words, files and names as a terminal may show them */
+		struct term_safe_stream ts;
+		trace_report_text(term_safe_open(&ts), r, &st);
+		term_safe_close(&ts, stdout);
 	}
 	trace_report_free(r);
 	return ok;

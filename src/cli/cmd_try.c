@@ -83,30 +83,34 @@ static const char help[] =
 	"Exit codes: 0 at least one candidate is kept; 1 none is (each verdict says why);\n"
 	"2 a usage or contract error, the baseline failed, or the results cannot be written.\n";
 
+/* Progress and the result show candidates' names, commands and paths: made
+ * safe for a terminal (core/diag.h). */
 static void progress(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "gpuopt try: %s\n", line);
+	fputs("gpuopt try: ", stderr);
+	term_safe_fputs(line, stderr);
+	fputc('\n', stderr);
 }
 
-static void print_result(const struct try_result *r)
+static void print_result(FILE *out, const struct try_result *r)
 {
-	printf("%zu candidate%s tried; results in %s (`gpuopt report %s` renders them)\n", r->ncands,
-	       r->ncands == 1 ? "" : "s", r->results_dir, r->results_dir);
+	fprintf(out, "%zu candidate%s tried; results in %s (`gpuopt report %s` renders them)\n", r->ncands,
+		r->ncands == 1 ? "" : "s", r->results_dir, r->results_dir);
 	size_t width = 4;
 	for (size_t i = 0; i < r->ncands; i++)
 		if (strlen(r->cands[i].name) > width)
 			width = strlen(r->cands[i].name) < 40 ? strlen(r->cands[i].name) : 40;
 	for (size_t i = 0; i < r->ncands; i++) {
 		const struct try_candidate_result *c = &r->cands[i];
-		printf("  %-11s %-*.*s  ", try_verdict_name(c->verdict), (int)width, (int)width, c->name);
+		fprintf(out, "  %-11s %-*.*s  ", try_verdict_name(c->verdict), (int)width, (int)width, c->name);
 		if (c->factor)
-			printf("[%s] ", c->factor);
-		printf("%s\n", c->reason);
+			fprintf(out, "[%s] ", c->factor);
+		fprintf(out, "%s\n", c->reason);
 	}
 	if (r->resumed_steps)
-		printf("(%zu step%s taken from the earlier run's results; --fresh starts over)\n", r->resumed_steps,
-		       r->resumed_steps == 1 ? "" : "s");
+		fprintf(out, "(%zu step%s taken from the earlier run's results; --fresh starts over)\n",
+			r->resumed_steps, r->resumed_steps == 1 ? "" : "s");
 }
 
 static int run(int argc, char **argv)
@@ -180,8 +184,11 @@ static int run(int argc, char **argv)
 			free(why);
 			goto done;
 		}
-		if (strcmp(written, "-") != 0)
-			printf("wrote %s: check the baseline and the outputs, then run `gpuopt try`\n", written);
+		if (strcmp(written, "-") != 0) {
+			fputs("wrote ", stdout);
+			term_safe_fputs(written, stdout);
+			puts(": check the baseline and the outputs, then run `gpuopt try`");
+		}
 		free(written);
 		rc = EXIT_OK;
 		goto done;
@@ -206,7 +213,9 @@ static int run(int argc, char **argv)
 	switch (r->status) {
 	case TRY_DONE:
 		fflush(stderr);
-		print_result(r);
+		struct term_safe_stream ts;
+		print_result(term_safe_open(&ts), r);
+		term_safe_close(&ts, stdout);
 		rc = EXIT_FAIL;
 		for (size_t i = 0; i < r->ncands; i++)
 			if (r->cands[i].verdict == TRY_KEEP)

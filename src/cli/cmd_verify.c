@@ -93,7 +93,9 @@ static const char help[] =
 	"\n"
 	"Files are memory-mapped and compared in one streaming pass in constant memory\n"
 	"(a C-order array against a Fortran-order one is read out of order, and a\n"
-	"deflated .npz member of that kind is inflated whole first).\n"
+	"deflated .npz member of that kind is inflated whole first: one larger than\n"
+	"this process can take, by the memory available, its cgroup and ulimit, is\n"
+	"refused naming the member and its size).\n"
 	"\n"
 	"Exit codes: 0 everything within tolerance; 1 a difference; 2 an input that\n"
 	"cannot be read or compared (missing, damaged, shapes or dtypes that differ,\n"
@@ -300,7 +302,8 @@ static int run(int argc, char **argv)
 
 	struct verify_report *r = verify_paths(&o, pos[0], pos[1]);
 	bool json = strcmp(format, "json") == 0;
-	char *doc = json ? verify_report_json(r) : verify_report_text(r);
+	/* text: file names and a table's cells as a terminal may show them */
+	char *doc = json ? verify_report_json(r) : term_safe_take(verify_report_text(r));
 	/* Each error goes to stderr (`gpuopt: verify: ...`) too, unless the text
 	 * report says it on the very same stream (a terminal, or 2>&1): once. */
 	struct stat so, se;

@@ -146,7 +146,8 @@ static bool parse_shape(struct lex *l, struct npy_array *a)
 }
 
 /* Fills a->dtype from a descr string, or sets *why. */
-static bool parse_descr(const unsigned char *s, size_t n, struct npy_array *a, char **why)
+static bool parse_descr(const unsigned char *s, size_t n, struct npy_array *a, const char *cmd,
+			char **why)
 {
 	char text[40];
 	snprintf(text, sizeof text, "%.*s", (int)(n < 32 ? n : 32), (const char *)s);
@@ -178,8 +179,8 @@ static bool parse_descr(const unsigned char *s, size_t n, struct npy_array *a, c
 		}
 	}
 	if (!ok) {
-		*why = xasprintf("dtype '%s' is not supported (gpuopt verify compares bool, integer, "
-				 "float and complex arrays)%s", text, kind == 'V' && size == 2 && digits
+		*why = xasprintf("dtype '%s' is not supported (gpuopt %s reads bool, integer, float "
+				 "and complex arrays)%s", text, cmd, kind == 'V' && size == 2 && digits
 				 ? "; this is how np.save writes a bfloat16 array: save it as float32"
 				 : "");
 		return false;
@@ -197,7 +198,8 @@ static bool parse_descr(const unsigned char *s, size_t n, struct npy_array *a, c
 	return true;
 }
 
-static bool parse_dict(const unsigned char *h, size_t n, struct npy_array *a, char **why)
+static bool parse_dict(const unsigned char *h, size_t n, struct npy_array *a, const char *cmd,
+		       char **why)
 {
 	struct lex l = {h, h, h + n, NULL};
 	bool have_descr = false, have_fortran = false, have_shape = false;
@@ -219,15 +221,15 @@ static bool parse_dict(const unsigned char *h, size_t n, struct npy_array *a, ch
 			}
 			have_descr = true;
 			if (peek_is(&l, '[')) {
-				*why = xstrdup("it holds a structured array (a 'descr' list of fields), "
-					       "which gpuopt verify does not compare");
+				*why = xasprintf("it holds a structured array (a 'descr' list of fields), "
+						 "which gpuopt %s does not read", cmd);
 				return false;
 			}
 			const unsigned char *s;
 			size_t sn;
 			if (!lex_string(&l, &s, &sn))
 				goto fail;
-			if (!parse_descr(s, sn, a, why))
+			if (!parse_descr(s, sn, a, cmd, why))
 				return false;
 		} else if (klen == 13 && memcmp(key, "fortran_order", 13) == 0) {
 			if (have_fortran) {
@@ -274,7 +276,7 @@ fail:
 }
 
 bool npy_parse(const unsigned char *buf, size_t len, uint64_t total, struct npy_array *a,
-	       char **why)
+	       const char *cmd, char **why)
 {
 	memset(a, 0, sizeof *a);
 	*why = NULL;
@@ -318,7 +320,7 @@ bool npy_parse(const unsigned char *buf, size_t len, uint64_t total, struct npy_
 		*why = xstrdup("the header could not be read in full");
 		return false;
 	}
-	if (!parse_dict(buf + pre, (size_t)hlen, a, why))
+	if (!parse_dict(buf + pre, (size_t)hlen, a, cmd, why))
 		return false;
 	a->offset = pre + (size_t)hlen;
 	uint64_t count = 1;

@@ -49,11 +49,13 @@ struct npy_array {
 
 /* Parses a .npy file of `total` bytes whose first `len` bytes are at buf
  * (len may be less than total when only a prefix is at hand, as for a
- * compressed zip member; NPY_HEADER_WINDOW bytes always suffice). Returns
- * true and fills *a, or returns false with *why set to an owned message
- * saying what is wrong ("not a .npy file: ...", "truncated: ...", ...). */
+ * compressed zip member; NPY_HEADER_WINDOW bytes always suffice). cmd is
+ * the command reading ("verify", "fit"): a message about what it cannot
+ * read names it. Returns true and fills *a, or returns false with *why set
+ * to an owned message saying what is wrong ("not a .npy file: ...",
+ * "truncated: ...", ...). */
 bool npy_parse(const unsigned char *buf, size_t len, uint64_t total, struct npy_array *a,
-	       char **why);
+	       const char *cmd, char **why);
 
 /* "float32", "int64", "bool", "complex128", ... */
 const char *npy_dtype_name(const struct npy_dtype *dt);

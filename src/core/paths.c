@@ -49,10 +49,9 @@ static bool excluded(const char *path, const char *base, bool is_dir, char *cons
 	return false;
 }
 
-/* What a path that is neither a regular file nor a directory is. */
-static const char *odd_kind(mode_t m)
+const char *path_kind_name(mode_t m)
 {
-	return S_ISFIFO(m) ? "a named pipe (FIFO)" : S_ISSOCK(m) ? "a socket"
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a named pipe (FIFO)" : S_ISSOCK(m) ? "a socket"
 	     : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "not a regular file";
 }
 
@@ -113,7 +112,7 @@ bool path_arg_ok(const char *p, char **why)
 	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
 		*why = xasprintf("%s, not a file or directory to scan (give - to read standard input)",
-				 odd_kind(st.st_mode));
+				 path_kind_name(st.st_mode));
 		return false;
 	}
 	return true;

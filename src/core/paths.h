@@ -12,6 +12,8 @@
 #ifndef GPUOPT_PATHS_H
 #define GPUOPT_PATHS_H
 
+#include <sys/types.h>
+
 #include "util.h"
 
 struct path_error {
@@ -33,6 +35,10 @@ void pathlist_free(struct pathlist *l);
  * ("No such file or directory", "broken symbolic link", "a named pipe
  * (FIFO), not a file or directory to scan ..."). */
 bool path_arg_ok(const char *path, char **why);
+/* What a path that is not a regular file is, for messages: "a directory",
+ * "a named pipe (FIFO)", "a socket", "a character device", "a block
+ * device", else "not a regular file". Static text. */
+const char *path_kind_name(mode_t mode);
 void path_error_add(struct ptrvec *errors, const char *path, const char *message);
 
 /* True when inner is outer or lies under it, by their text: both absolute

@@ -1,6 +1,7 @@
 /* util: see util.h. */
 #include "util.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,4 +198,20 @@ void strv_free(char **v)
 	for (size_t i = 0; v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+char *bytes_text(uint64_t b)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		return xasprintf("%llu B", (unsigned long long)b);
+	if (v == floor(v))
+		return xasprintf("%.0f %s", v, units[u]);
+	return xasprintf("%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
 }

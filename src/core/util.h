@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -45,6 +46,9 @@ void ptrvec_free(struct ptrvec *v);
 
 /* Frees a NULL-terminated array of owned strings, and the array; accepts NULL. */
 void strv_free(char **v);
+
+/* A size for people, owned: "123 B", "512 KiB", "1.50 GiB" (powers of 1024). */
+char *bytes_text(uint64_t b);
 
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);

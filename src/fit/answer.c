@@ -130,6 +130,13 @@ void fit_answer_compute(const struct ceilings *c, uint64_t free_bytes, const str
 		a->why = xasprintf("the CPU takes %.3g s, and one launch with a synchronize alone takes %.3g s: "
 				   "even with the data on the device and free compute the GPU gains at most %s",
 				   T, a->overhead_s, br);
+	} else if (!a->fits && a->chunk_bytes == 0) {
+		char *freeb = fit_bytes_text(a->free_bytes), *reserve = fit_bytes_text(t.reserve);
+		a->verdict = FIT_CANNOT_PAY;
+		a->why = xasprintf("not even a chunk of it fits: the GPU has %s free, and the CUDA context "
+				   "alone needs %s", freeb, reserve);
+		free(freeb);
+		free(reserve);
 	} else if (!a->fits) {
 		if (!isnan(a->best_pinned) && a->best_pinned >= S) {
 			a->verdict = FIT_ROOM_TO_GAIN;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/diag.h"
 #include "core/fileio.h"
 #include "core/runner.h"
 #include "core/smaps.h"
@@ -122,12 +123,13 @@ static void progress(const struct m *m, const char *fmt, ...)
 {
 	if (!m->o->progress)
 		return;
+	struct buf line = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("gpuopt: fit: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	buf_vprintf(&line, fmt, ap);
 	va_end(ap);
+	diag_error("fit: %s", line.data ? line.data : ""); /* the GPU's name made safe with the rest */
+	buf_free(&line);
 }
 
 /* "0-15,32-47" -> the set; false when it names no CPU. */

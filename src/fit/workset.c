@@ -13,6 +13,7 @@
 
 #include "core/fileio.h"
 #include "core/npy.h"
+#include "core/paths.h"
 #include "core/util.h"
 #include "fit.h"
 
@@ -52,18 +53,7 @@ bool fit_parse_bytes(const char *s, uint64_t *out)
 
 char *fit_bytes_text(uint64_t b)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		return xasprintf("%llu B", (unsigned long long)b);
-	if (v == floor(v))
-		return xasprintf("%.0f %s", v, units[u]);
-	return xasprintf("%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+	return bytes_text(b);
 }
 
 /* numpy's dtype names and codes -> bytes per element; 0 when unknown. */
@@ -175,26 +165,55 @@ static bool array_bytes(const uint64_t *dims, int ndim, unsigned size, uint64_t 
 	return true;
 }
 
-static void add(struct fit_answer *a, char *label, char *dtype, char *shape, uint64_t bytes,
-		uint64_t row)
+/* Adds an array (label, dtype and shape owned, taken) to the working set;
+ * false with *why (owned) when the sizes would add up past 2^64 - 1. */
+static bool add(struct fit_answer *a, char *label, char *dtype, char *shape, uint64_t bytes,
+		uint64_t row, char **why)
 {
+	if (bytes > UINT64_MAX - a->in_bytes) {
+		*why = xasprintf("%s: the working set adds up to more than 16 EiB", label);
+		free(label);
+		free(dtype);
+		free(shape);
+		return false;
+	}
 	a->arrays = xrealloc(a->arrays, (a->narrays + 1) * sizeof *a->arrays);
 	a->arrays[a->narrays++] = (struct fit_array){label, dtype, shape, bytes, row};
 	a->in_bytes += bytes;
+	return true;
 }
 
+/* Adds the array whose header is in the .npy file path; false with *why
+ * (owned) when it cannot be read or is not a .npy file. Only a regular
+ * file is opened: the header is checked against the file's size, which a
+ * device (/dev/zero), a FIFO or a socket does not have. */
 static bool add_npy(struct fit_answer *a, const char *path, char **why)
 {
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		*why = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*why = xasprintf("cannot read '%s': is a directory", path);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = xasprintf("cannot read '%s': %s, not a .npy file (fit reads the header of a "
+				 "regular .npy file)", path, path_kind_name(st.st_mode));
+		return false;
+	}
 	int fd = open_read(path, FIFO_WAIT_S);
 	if (fd < 0) {
 		*why = xasprintf("cannot read '%s': %s", path, open_read_error(errno));
 		return false;
 	}
-	struct stat st;
 	unsigned char *head = xmalloc(NPY_HEADER_WINDOW);
 	ssize_t got = -1;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		*why = xasprintf("cannot read '%s': is a directory", path);
+	if (fstat(fd, &st) != 0) {
+		*why = xasprintf("cannot read '%s': %s", path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) { /* replaced since the stat above */
+		*why = xasprintf("cannot read '%s': %s, not a .npy file", path, path_kind_name(st.st_mode));
 	} else {
 		got = pread(fd, head, NPY_HEADER_WINDOW, 0);
 		if (got < 0)
@@ -207,7 +226,7 @@ static bool add_npy(struct fit_answer *a, const char *path, char **why)
 	}
 	struct npy_array arr;
 	char *err = NULL;
-	bool ok = npy_parse(head, (size_t)got, (uint64_t)st.st_size, &arr, &err);
+	bool ok = npy_parse(head, (size_t)got, (uint64_t)st.st_size, &arr, "fit", &err);
 	free(head);
 	if (!ok) {
 		*why = xasprintf("cannot read '%s': %s", path, err);
@@ -220,8 +239,7 @@ static bool add_npy(struct fit_answer *a, const char *path, char **why)
 		row = 0;
 	if (arr.fortran && arr.ndim > 1) /* the last axis varies slowest: no whole rows to chunk */
 		row = 0;
-	add(a, xstrdup(path), xstrdup(npy_dtype_name(&arr.dtype)), shape, bytes, row);
-	return true;
+	return add(a, xstrdup(path), xstrdup(npy_dtype_name(&arr.dtype)), shape, bytes, row, why);
 }
 
 bool fit_working_set(const struct fit_settings *s, struct fit_answer *a, char **why)
@@ -250,10 +268,11 @@ bool fit_working_set(const struct fit_settings *s, struct fit_answer *a, char **
 			return false;
 		}
 		char *shape = shape_text(dims, ndim);
-		add(a, xasprintf("%s %s", canonical, shape), xstrdup(canonical), shape, bytes, row);
+		if (!add(a, xasprintf("%s %s", canonical, shape), xstrdup(canonical), shape, bytes, row, why))
+			return false;
 	}
-	if (s->bytes)
-		add(a, xstrdup("--bytes"), NULL, NULL, s->bytes, 0);
+	if (s->bytes && !add(a, xstrdup("--bytes"), NULL, NULL, s->bytes, 0, why))
+		return false;
 	a->have = a->narrays > 0;
 	return true;
 }

@@ -1,10 +1,13 @@
 /* report_text: the human rendering of a scan. Per file: one headline per
  * library with its GPU path and first step, then the findings that stand
  * out (severity warning or error) with a code frame, then, with --verbose,
- * every remaining site on one line. Colour only when asked for. */
+ * every remaining site on one line. Colour only when asked for. Paths,
+ * messages (which quote the code) and source lines go out made safe for a
+ * terminal (core/diag.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diag.h"
 #include "core/paths.h"
 #include "report.h"
 
@@ -23,40 +26,59 @@ static const char *sev_color(const struct style *s, enum severity v)
 
 static void location(FILE *out, const struct scan_file *sf, const struct finding *f)
 {
+	term_safe_fputs(sf->path, out);
 	if (sf->notebook)
-		fprintf(out, "%s:cell %u:%u:%u", sf->path, f->cell, f->line, f->col);
+		fprintf(out, ":cell %u:%u:%u", f->cell, f->line, f->col);
 	else
-		fprintf(out, "%s:%u:%u", sf->path, f->line, f->col);
+		fprintf(out, ":%u:%u", f->line, f->col);
 }
 
-/* The source line with carets under the finding's span. */
+/* The source line with carets under the finding's span. A character the
+ * terminal must not receive raw (a control character in a string literal)
+ * is shown escaped (term_safe_append), and its carets take as many columns. */
 static void frame(FILE *out, const struct style *s, const struct finding *f)
 {
 	if (!f->line_text)
 		return;
-	const char *t = f->line_text;
-	/* Show at most 120 columns from where the line's indentation ends. */
-	int width = 0;
-	uint32_t col = 1, start = f->col, end = f->end_line == f->line ? f->end_col : 0;
-	fprintf(out, "    %s%5u |%s ", s->dim, f->line, s->reset);
-	for (const unsigned char *p = (const unsigned char *)t; *p && width < 160; p++) {
-		fputc(*p == '\t' ? ' ' : *p, out);
-		if ((*p & 0xC0) != 0x80)
-			width++;
+	const unsigned char *p = (const unsigned char *)f->line_text;
+	uint32_t start = f->col, end = f->end_line == f->line ? f->end_col : 0;
+	struct buf line = {0}, marks = {0};
+	bool marked = false;
+	uint32_t col = 1;
+	/* at most 160 characters from where the line's indentation ends */
+	for (; *p && col <= 160; col++) {
+		size_t n = 1;
+		if (*p >= 0xC0)
+			while (n < 4 && (p[n] & 0xC0) == 0x80)
+				n++;
+		size_t before = line.len;
+		if (*p == '\t')
+			buf_putc(&line, ' ');
+		else
+			term_safe_append(&line, (const char *)p, n);
+		size_t cols = line.len - before == n ? 1 : line.len - before;
+		bool mark = col >= start && (end > start ? col < end : true);
+		for (size_t k = 0; k < cols; k++)
+			buf_putc(&marks, mark ? '^' : ' ');
+		marked |= mark;
+		p += n;
 	}
-	fprintf(out, "\n    %s      |%s ", s->dim, s->reset);
-	for (const unsigned char *p = (const unsigned char *)t; *p && col < start && col < 160; p++)
-		if ((*p & 0xC0) != 0x80) {
-			fputc(' ', out);
-			col++;
-		}
-	uint32_t stop = end > start ? end : (uint32_t)width + 1;
-	if (stop > 161)
-		stop = 161;
-	fputs(sev_color(s, f->rule->severity), out);
-	for (uint32_t k = col; k < stop || k == col; k++)
-		fputc('^', out);
-	fprintf(out, "%s\n", s->reset);
+	/* a span that runs past the line's end (or starts there): carets on */
+	for (uint32_t c = col > start ? col : start; end > start ? c < end && c <= 160 : !marked; c++) {
+		buf_putc(&marks, '^');
+		marked = true;
+	}
+	/* the spaces, then the carets in colour, without the spaces after them */
+	size_t lead = 0, last = marks.len;
+	while (lead < marks.len && marks.data[lead] == ' ')
+		lead++;
+	while (last > lead && marks.data[last - 1] == ' ')
+		last--;
+	fprintf(out, "    %s%5u |%s %s\n", s->dim, f->line, s->reset, line.data ? line.data : "");
+	fprintf(out, "    %s      |%s %.*s%s%.*s%s\n", s->dim, s->reset, (int)lead, marks.data,
+		sev_color(s, f->rule->severity), (int)(last - lead), marks.data + lead, s->reset);
+	buf_free(&line);
+	buf_free(&marks);
 }
 
 #define MAX_TARGETS 4
@@ -121,7 +143,9 @@ static void headlines(FILE *out, const struct style *s, const struct scan_file *
 		const struct group *gr = &groups[g];
 		if (gr->npaths == 1 && !gr->paths[0].target && !gr->others) {
 			/* Already on a GPU framework: the message names it. */
-			fprintf(out, "  %s\n", gr->paths[0].message);
+			fputs("  ", out);
+			term_safe_fputs(gr->paths[0].message, out);
+			fputc('\n', out);
 			continue;
 		}
 		fprintf(out, "  %s%s%s: ", s->bold, gr->display, s->reset);
@@ -138,7 +162,7 @@ static void headlines(FILE *out, const struct style *s, const struct scan_file *
 				size_t dl = strlen(gr->display);
 				if (strncmp(m, gr->display, dl) == 0 && m[dl] == ':' && m[dl + 1] == ' ')
 					m += dl + 2;
-				fputs(m, out);
+				term_safe_fputs(m, out);
 			}
 		}
 		if (gr->others)
@@ -167,7 +191,9 @@ static int hottest_first(const void *a, const void *b)
 static void file_section(FILE *out, const struct style *s, const struct scan_file *sf,
 			 const struct report_options *opt)
 {
-	fprintf(out, "%s%s%s\n", s->bold, sf->path, s->reset);
+	fputs(s->bold, out);
+	term_safe_fputs(sf->path, out);
+	fprintf(out, "%s\n", s->reset);
 	if (sf->res.syntax_error_line) {
 		if (sf->notebook)
 			fprintf(out, "  %snote%s: syntax error in cell %u at line %u; scanned as far as the parser recovered\n",
@@ -199,10 +225,15 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 		if (f->rank_reason)
 			fprintf(out, " %s(%s)%s", s->dim, f->rank_reason, s->reset);
 		fputc('\n', out);
-		fprintf(out, "    %s\n", f->message);
+		fputs("    ", out);
+		term_safe_fputs(f->message, out);
+		fputc('\n', out);
 		frame(out, s, f);
-		if (f->fix)
-			fprintf(out, "    %sfix:%s %s\n", s->green, s->reset, f->fix);
+		if (f->fix) {
+			fprintf(out, "    %sfix:%s ", s->green, s->reset);
+			term_safe_fputs(f->fix, out);
+			fputc('\n', out);
+		}
 	}
 	if (quiet && opt->verbose) {
 		fputc('\n', out);
@@ -212,8 +243,9 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 				continue;
 			fputs("  ", out);
 			location(out, sf, f);
-			fprintf(out, ": %s%s%s %s%s%s %s", s->cyan, "note", s->reset, s->bold, f->rule->id,
-				s->reset, f->message);
+			fprintf(out, ": %s%s%s %s%s%s ", s->cyan, "note", s->reset, s->bold, f->rule->id,
+				s->reset);
+			term_safe_fputs(f->message, out);
 			if (f->rank_reason)
 				fprintf(out, " %s(%s)%s", s->dim, f->rank_reason, s->reset);
 			fputc('\n', out);
@@ -255,7 +287,10 @@ static void text_end(struct report *r, double seconds)
 	const struct scan_counts *n = &r->counts;
 	for (size_t i = 0; i < r->errors.len; i++) {
 		const struct path_error *e = r->errors.items[i];
-		fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, e->path, e->message);
+		char *path = term_safe(e->path), *message = term_safe(e->message);
+		fprintf(out, "%serror%s: %s: %s\n", s->red, s->reset, path, message);
+		free(path);
+		free(message);
 	}
 	fprintf(out, "%sScanned %zu file%s", s->bold, n->files_scanned, n->files_scanned == 1 ? "" : "s");
 	if (n->notebooks)

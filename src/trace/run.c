@@ -486,7 +486,7 @@ struct trace *trace_run(const struct trace_settings *s, char **why)
 		diag_error("trace: %s; running `%s` without CUDA tracing (NVTX ranges and log lines are still read)",
 			   note, cmd);
 	else if (!s->quiet)
-		fprintf(stderr, "gpuopt: tracing `%s` (tracer %s)\n", cmd, tracer);
+		diag_error("tracing `%s` (tracer %s)", cmd, tracer);
 	free(cmd);
 	if (block)
 		note = block;

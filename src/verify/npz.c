@@ -3,7 +3,8 @@
  * fields overflow), central-directory headers (with the zip64 extra field
  * 0x0001), and the local headers, read only for the length of their name
  * and extra field. Every offset and length is checked against the archive
- * before it is used. */
+ * before it is used, and a deflated member's size against what its
+ * compressed bytes can inflate to. */
 #include "npz.h"
 
 #include <stdlib.h>
@@ -11,6 +12,9 @@
 #include <zlib.h>
 
 #include "core/util.h"
+
+/* The most a deflate stream can expand: a 258-byte match in two bits. */
+#define DEFLATE_MAX_RATIO 1032
 
 static uint16_t rd16(const unsigned char *p)
 {
@@ -166,6 +170,11 @@ bool npz_open(const unsigned char *buf, size_t len, struct npz *z, char **why)
 		if (method == 0 && csize != usize)
 			return fail(z, why, xasprintf("bad central directory: stored member '%s' has two "
 						      "different sizes", name));
+		if (method == 8 && usize / DEFLATE_MAX_RATIO > csize + 1)
+			return fail(z, why, xasprintf("bad central directory: member '%s' says it inflates "
+						      "from %llu bytes to %llu, more than deflate can expand "
+						      "(at most %d to 1)", name, (unsigned long long)csize,
+						      (unsigned long long)usize, DEFLATE_MAX_RATIO));
 		if (off > len || len - off < 30 || rd32(buf + off) != 0x04034b50)
 			return fail(z, why, xasprintf("bad central directory: the local header of '%s' is not "
 						      "where the directory says", name));

@@ -1,9 +1,10 @@
 /* npz: the members of a NumPy .npz archive, which is a zip file of .npy
  * files. Reads the zip's central directory (zip64 records and extra fields
  * included; one disk, no encryption), checks every entry against the
- * archive's bounds, and streams a member's bytes front to back: stored
- * members straight from the archive's memory, deflated ones through zlib's
- * inflate in a fixed-size window. The CRC-32 of every member is checked as
+ * archive's bounds (and a deflated member's size against what its
+ * compressed bytes can inflate to, at most 1032 to 1), and streams a
+ * member's bytes front to back: stored members straight from the archive's
+ * memory, deflated ones through zlib's inflate in a fixed-size window. The CRC-32 of every member is checked as
  * its last byte is read.
  *
  * Ownership: struct npz owns its member table (npz_free); the archive bytes
@@ -32,7 +33,8 @@ struct npz {
 
 /* Reads the directory of the zip archive buf[0..len). Returns false with
  * *why set on a damaged or unsupported archive ("not a zip archive",
- * "the central directory is cut short", ...); *z is then empty. */
+ * "the central directory is cut short", a member that says it inflates to
+ * more than deflate can, ...); *z is then empty. */
 bool npz_open(const unsigned char *buf, size_t len, struct npz *z, char **why);
 
 /* Accepts a zeroed or already freed npz. */

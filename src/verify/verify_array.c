@@ -7,13 +7,17 @@
  * kernel's type, else through a conversion into a block buffer. Memory does
  * not grow with the arrays', except in one case: a C-order array against a
  * Fortran-order one, when the candidate is a deflated member, is inflated
- * whole so that it can be read out of order. */
+ * whole so that it can be read out of order — after its size was checked
+ * against what this process can still take (core/memroom.h), else refused
+ * naming the member and its size. A stored member out of order is read
+ * where it lies in the mapped archive. */
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/mapfile.h"
+#include "core/memroom.h"
 #include "npz.h"
 #include "verify.h"
 
@@ -60,24 +64,73 @@ static void src_advance(struct asrc *s, size_t n)
 		mapfile_release(s->map, (size_t)npz_reader_input_offset(s->zr));
 }
 
-/* Reads a streamed member whole, for out-of-order access. */
-static bool src_materialize(struct asrc *s, char **why)
+static void describe(struct buf *b, const struct npy_array *a)
+{
+	npy_format_dtype(&a->dtype, b);
+	buf_putc(b, ' ');
+	npy_format_shape(a, b);
+}
+
+static const char *order_name(const struct npy_array *a)
+{
+	return a->fortran ? "Fortran order" : "C order";
+}
+
+/* Makes a streamed member addressable, for out-of-order access against
+ * `other` (the reference): a stored member where it lies in the mapped
+ * archive (src_finish checks its CRC-32 afterwards), a deflated one
+ * inflated whole into memory — once its size, from its header and the zip's
+ * directory, was checked against what this process can still take. False
+ * with *why (owned) saying the size and the limit when it cannot. */
+static bool src_address(struct asrc *s, const struct asrc *other, char **why)
 {
 	if (s->data)
 		return true;
+	struct npz_reader *zr = s->zr;
+	if (zr->m->method == 0) {
+		s->data = zr->zip + npz_reader_input_offset(zr);
+		return true;
+	}
 	uint64_t nbytes = s->a.nbytes;
-	s->owned = xmalloc(nbytes ? (size_t)nbytes : 1);
+	struct mem_room room;
+	mem_room_now(&room);
+	if (nbytes > room.bytes || nbytes > SIZE_MAX) {
+		char *size = bytes_text(nbytes), *can = bytes_text(room.bytes);
+		struct buf d = {0};
+		describe(&d, &s->a);
+		*why = xasprintf("in %s against the reference's %s, this deflated member has to be "
+				 "inflated whole to be read out of order: %s (%s), and this process can take "
+				 "%s more (%s); save both arrays in one order (np.ascontiguousarray), or "
+				 "this one with np.savez, whose stored members are read where they lie",
+				 order_name(&s->a), order_name(&other->a), size, d.data, can,
+				 room.what ? room.what : "?");
+		buf_free(&d);
+		free(size);
+		free(can);
+		return false;
+	}
+	s->owned = malloc(nbytes ? (size_t)nbytes : 1); /* not xmalloc: a failure names the member */
+	if (!s->owned) {
+		char *size = bytes_text(nbytes);
+		*why = xasprintf("in %s against the reference's %s, this deflated member has to be "
+				 "inflated whole to be read out of order, and %s could not be allocated",
+				 order_name(&s->a), order_name(&other->a), size);
+		free(size);
+		return false;
+	}
 	uint64_t done = 0;
 	while (done < nbytes) {
 		const unsigned char *p;
 		size_t avail;
 		size_t want = nbytes - done > NPZ_MAX_PEEK ? NPZ_MAX_PEEK : (size_t)(nbytes - done);
-		if (!npz_reader_peek(s->zr, want, &p, &avail, why))
+		if (!npz_reader_peek(zr, want, &p, &avail, why))
 			return false;
 		if (avail > nbytes - done)
 			avail = (size_t)(nbytes - done);
 		memcpy(s->owned + done, p, avail);
-		npz_reader_consume(s->zr, avail);
+		npz_reader_consume(zr, avail);
+		if (s->map)
+			mapfile_release(s->map, (size_t)npz_reader_input_offset(zr));
 		done += avail;
 	}
 	s->data = s->owned;
@@ -96,20 +149,16 @@ static bool same_order(const struct npy_array *a, const struct npy_array *b)
 	return a->fortran == b->fortran || npy_layout_free(a);
 }
 
-static void describe(struct buf *b, const struct npy_array *a)
-{
-	npy_format_dtype(&a->dtype, b);
-	buf_putc(b, ' ');
-	npy_format_shape(a, b);
-}
-
 /* Out-of-order pass: the reference in its memory order, the candidate
- * gathered element by element with an odometer over its strides. */
+ * gathered element by element with an odometer over its strides. On a
+ * failure *failed is the side that could not be read. */
 static bool compare_reordered(struct cmp_stats *st, struct asrc *ref, struct asrc *cand,
-			      char **why)
+			      struct asrc **failed, char **why)
 {
-	if (!src_materialize(cand, why))
+	*failed = cand;
+	if (!src_address(cand, ref, why))
 		return false;
+	*failed = ref;
 	const struct npy_array *ra = &ref->a;
 	int nd = ra->ndim;
 	uint64_t cstride[NPY_MAX_DIMS], idx[NPY_MAX_DIMS] = {0};
@@ -152,7 +201,9 @@ static bool compare_reordered(struct cmp_stats *st, struct asrc *ref, struct asr
 	return true;
 }
 
-static bool compare_stream(struct cmp_stats *st, struct asrc *ref, struct asrc *cand, char **why)
+/* In-order pass; on a failure *failed is the side that could not be read. */
+static bool compare_stream(struct cmp_stats *st, struct asrc *ref, struct asrc *cand,
+			   struct asrc **failed, char **why)
 {
 	_Alignas(64) unsigned char rbuf[CMP_BLOCK * 16], cbuf[CMP_BLOCK * 16];
 	enum cmp_kind k = st->kind;
@@ -162,7 +213,11 @@ static bool compare_stream(struct cmp_stats *st, struct asrc *ref, struct asrc *
 	while (done < n) {
 		size_t win = n - done < WINDOW ? (size_t)(n - done) : WINDOW;
 		const unsigned char *rp, *cp;
-		if (!src_window(ref, win, &rp, why) || !src_window(cand, win, &cp, why))
+		*failed = ref;
+		if (!src_window(ref, win, &rp, why))
+			return false;
+		*failed = cand;
+		if (!src_window(cand, win, &cp, why))
 			return false;
 		bool ra = rdirect && aligned_for(rp, k), ca = cdirect && aligned_for(cp, k);
 		for (size_t b = 0; b < win; b += CMP_BLOCK) {
@@ -190,6 +245,13 @@ static bool src_finish(struct asrc *s, char **why)
 {
 	if (!s->zr)
 		return true;
+	/* a stored member read in place out of order: its CRC-32 over the rest */
+	while (s->zr->m->method == 0 && s->zr->out_done < s->zr->m->usize) {
+		uint64_t rest = s->zr->m->usize - s->zr->out_done;
+		npz_reader_consume(s->zr, rest > (64u << 20) ? (64u << 20) : (size_t)rest);
+		if (s->map)
+			mapfile_release(s->map, (size_t)npz_reader_input_offset(s->zr));
+	}
 	if (!npz_reader_verified(s->zr) && s->zr->m->method == 8) {
 		/* inflate on to the end of the stream, where the CRC is checked */
 		const unsigned char *p;
@@ -262,17 +324,18 @@ static void compare_sources(struct vitem *it, const struct verify_opts *o, struc
 	it->st = xmalloc(sizeof *it->st);
 	cmp_init(it->st, k, &co);
 	char *why = NULL;
-	bool ok = same_order(&ref->a, &cand->a) ? compare_stream(it->st, ref, cand, &why)
-						: compare_reordered(it->st, ref, cand, &why);
-	const char *bad = ref->label;
-	if (ok && !src_finish(ref, &why))
+	struct asrc *bad = ref;
+	bool ok = same_order(&ref->a, &cand->a) ? compare_stream(it->st, ref, cand, &bad, &why)
+						: compare_reordered(it->st, ref, cand, &bad, &why);
+	if (ok && !src_finish(ref, &why)) {
 		ok = false;
-	else if (ok && !src_finish(cand, &why)) {
+		bad = ref;
+	} else if (ok && !src_finish(cand, &why)) {
 		ok = false;
-		bad = cand->label;
+		bad = cand;
 	}
 	if (!ok) {
-		vitem_fail(it, xasprintf("cannot read '%s': %s", bad, why));
+		vitem_fail(it, xasprintf("cannot read '%s': %s", bad->label, why));
 		free(why);
 		return;
 	}
@@ -312,7 +375,7 @@ void verify_npy(struct verify_report *r, const char *name, const char *ref, cons
 		for (int i = 0; i < 2 && ok; i++) {
 			char *why;
 			s[i].label = path[i];
-			if (!npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, &why)) {
+			if (!npy_parse(m[i].data, m[i].size, m[i].size, &s[i].a, "verify", &why)) {
 				vitem_fail(it, xasprintf("cannot read '%s': %s", path[i], why));
 				free(why);
 				ok = false;
@@ -347,7 +410,7 @@ static bool open_member(struct asrc *s, struct npz_reader *zr, const unsigned ch
 	size_t want = mem->usize < NPY_HEADER_WINDOW ? (size_t)mem->usize : NPY_HEADER_WINDOW;
 	if (!npz_reader_peek(zr, want, &p, &avail, why))
 		return false;
-	if (!npy_parse(p, avail, mem->usize, &s->a, why))
+	if (!npy_parse(p, avail, mem->usize, &s->a, "verify", why))
 		return false;
 	npz_reader_consume(zr, s->a.offset);
 	return true;

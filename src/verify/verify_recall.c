@@ -31,7 +31,7 @@ static bool load(struct vitem *it, struct arr *x, const char *path)
 	char *why;
 	x->path = path;
 	if (!mapfile_open(path, &x->map, &why) ||
-	    !npy_parse(x->map.data, x->map.size, x->map.size, &x->a, &why)) {
+	    !npy_parse(x->map.data, x->map.size, x->map.size, &x->a, "verify", &why)) {
 		vitem_fail(it, xasprintf("cannot read '%s': %s", path, why));
 		free(why);
 		return false;

@@ -6,8 +6,10 @@ h200_ceilings.json, read with --ceilings); and the recorded H200 run: its
 report, and its rates against the same copies timed with CuPy in the same
 run (h200_fit_vs_cupy.json)."""
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,9 @@ def test_help_is_routed_and_complete():
                 "--no-peers", "--python", "--ceilings", "--timeout", "--format", "--output",
                 "--verbose", "--quiet", "Exit codes", "spin kernel", "pageable", "pinned"]:
         assert opt in r.out, opt
+    # what the options take, as the parsing checks it
+    assert "given again, the sizes add up" in r.out
+    assert "(default 3; 1 to 100)" in r.out and "(0 to 1e7)" in r.out and "1 to 1e6" in r.out
 
 
 @pytest.mark.parametrize("args, message", [
@@ -64,8 +69,19 @@ def test_help_is_routed_and_complete():
     (["--bytes", "8 parsecs"], "--bytes: '8 parsecs' is not a size"),
     (["--bytes", "0"], "--bytes: '0' is not a size of at least 1 bytes"),
     (["--trials", "2"], "--trials: '2' is not a whole number from 3 to 1000"),
-    (["--temp-factor", "0.5"], "--temp-factor: '0.5' is not a number of at least 1"),
-    (["--cpu-seconds", "-1"], "--cpu-seconds: '-1' is not a number of at least 0"),
+    (["--temp-factor", "0.5"], "--temp-factor: '0.5' is not a number from 1 to 100"),
+    (["--cpu-seconds", "-1"], "--cpu-seconds: '-1' is not a number from 0 to 1e+07"),
+    # out of range or not finite: a usage error, never an answer from absurd arithmetic
+    (["--bytes", "1GiB", "--temp-factor", "1e300"], "--temp-factor: '1e300' is not a number from 1 to 100"),
+    (["--bytes", "1GiB", "--temp-factor", "101"], "--temp-factor: '101' is not a number from 1 to 100"),
+    (["--bytes", "1GiB", "--temp-factor", "inf"], "--temp-factor: 'inf' is not a number from 1 to 100"),
+    (["--bytes", "1GiB", "--temp-factor", "nan"], "--temp-factor: 'nan' is not a number from 1 to 100"),
+    (["--bytes", "1GiB", "--cpu-seconds", "1e300"], "--cpu-seconds: '1e300' is not a number from 0 to 1e+07"),
+    (["--bytes", "1GiB", "--min-speedup", "1e300"], "--min-speedup: '1e300' is not a number from 1 to 1e+06"),
+    (["--timeout", "1e300"], "--timeout: '1e300' is not a number from 1 to 1e+07"),
+    (["--bytes", "1e19", "--bytes", "1e19"], "--bytes: '1e19' makes the sizes given add up to more than 16 EiB"),
+    (["--bytes", "1e19", "--dtype", "float64", "--shape", "2000000000000000000,1"],
+     "the working set adds up to more than 16 EiB"),
     (["--format", "csv"], "'csv' is not text or json"),
     (["--dtype", "float32"], "--dtype needs --shape"),
     (["--dtype", "float32", "--shape", "10,abc"], "--shape: '10,abc' is not a shape"),
@@ -93,6 +109,42 @@ def test_bad_npy_files_are_input_errors(tmp_path):
     damaged.write_text(CEILINGS.read_text().replace('"h2d_pinned"', '"h2d_pinnedx"'))
     r = fit("--ceilings", damaged)
     assert r.rc == 2 and f"'{damaged}' is not a ceilings file of gpuopt fit: transfers.h2d_pinned" in r.err, r
+
+
+def test_npy_paths_that_are_not_regular_files(tmp_path):
+    """/dev/zero and a FIFO have no size: said for what they are, at once, never
+    "an empty file" (and a FIFO nobody writes to is not waited on)."""
+    r = fit("--ceilings", CEILINGS, "/dev/zero")
+    assert r.rc == 2 and r.out == "", r
+    assert r.err == ("gpuopt: fit: cannot read '/dev/zero': a character device, not a .npy file "
+                     "(fit reads the header of a regular .npy file)\n"), r
+    fifo = tmp_path / "pipe.npy"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    r = fit("--ceilings", CEILINGS, fifo)
+    assert r.rc == 2 and f"cannot read '{fifo}': a named pipe (FIFO), not a .npy file" in r.err, r
+    assert time.monotonic() - started < 5
+    # a real empty file still is one
+    empty = tmp_path / "empty.npy"
+    empty.write_bytes(b"")
+    r = fit("--ceilings", CEILINGS, empty)
+    assert r.rc == 2 and f"cannot read '{empty}': empty file: not a .npy file" in r.err, r
+
+
+@pytest.mark.skipif(not HAVE_NUMPY, reason="no numpy to write .npy files")
+@pytest.mark.parametrize("code, message", [
+    ("np.zeros(3, dtype=[('a', 'f4'), ('b', 'i4')])",
+     "it holds a structured array (a 'descr' list of fields), which gpuopt fit does not read"),
+    ("np.array(['ab', 'cd'])",
+     "dtype '<U2' is not supported (gpuopt fit reads bool, integer, float and complex arrays)"),
+])
+def test_npy_errors_name_fit_not_verify(tmp_path, code, message):
+    """The .npy header reader is shared with verify: its errors name the command reading."""
+    f = tmp_path / "x.npy"
+    np_save(f, code)
+    r = fit("--ceilings", CEILINGS, f)
+    assert r.rc == 2 and r.err == f"gpuopt: fit: cannot read '{f}': {message}\n", r
+    assert "verify" not in r.err
 
 
 def test_huge_page_shares_are_shown_where_recorded(tmp_path):
@@ -143,6 +195,16 @@ def test_npy_headers_give_the_working_set(tmp_path):
     # with --bytes and a dtype and shape too: all of it adds up
     doc = fit_json("--ceilings", CEILINGS, a, "--bytes", "1MiB", "--dtype", "int8", "--shape", "10,10")
     assert doc["answer"]["in_bytes"] == 256000 + (1 << 20) + 100
+
+
+def test_bytes_given_again_add_up():
+    """--bytes given twice is two parts of the working set (the README and --help say all of
+    it adds up), not the last one alone."""
+    doc = fit_json("--ceilings", CEILINGS, "--bytes", "1GiB", "--bytes", "2GiB", "--bytes", "512MiB")
+    assert doc["answer"]["in_bytes"] == 3 * GIB + (512 << 20)
+    assert [x["bytes"] for x in doc["answer"]["arrays"]] == [3 * GIB + (512 << 20)]
+    r = fit("--ceilings", CEILINGS, "--bytes", "1GiB", "--bytes", "2GiB")
+    assert r.rc == 0 and "Working set: 3 GiB in (--bytes)" in r.out, r
 
 
 @pytest.mark.skipif(not HAVE_NUMPY, reason="no numpy to write .npy files")
@@ -212,6 +274,22 @@ def test_too_big_gets_a_chunk_and_the_pointer_to_dask():
     r = fit("--ceilings", CEILINGS, "--dtype", "float32", "--shape", "100000000,1000")
     assert "does not fit" in r.out and "rows of the first axis" in r.out and "LocalCUDACluster" in r.out
     assert "give --cpu-seconds" in r.out
+
+
+def test_no_chunk_fits_when_the_context_takes_the_free_memory(tmp_path):
+    """A GPU with less free memory than the CUDA context needs: no chunk of 0 B, no "room to
+    gain" through chunks that cannot exist."""
+    doc = h200()
+    doc["memory"]["free_bytes"] = 100 << 20
+    c = tmp_path / "busy.json"
+    c.write_text(json.dumps(doc))
+    a = fit_json("--ceilings", c, "--bytes", "1GiB", "--cpu-seconds", "100", expect_rc=1)["answer"]
+    assert a["fits"] is False and a["verdict"] == "cannot pay", a
+    assert a["why"] == ("not even a chunk of it fits: the GPU has 100 MiB free, and the CUDA context "
+                        "alone needs 512 MiB")
+    r = fit("--ceilings", c, "--bytes", "1GiB", "--cpu-seconds", "100")
+    assert r.rc == 1 and "0 B" not in r.out and "room to gain" not in r.out, r
+    assert "in chunks: none fits with its temporaries beside the CUDA context" in r.out
 
 
 def test_out_bytes_and_temp_factor():

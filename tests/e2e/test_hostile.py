@@ -497,10 +497,11 @@ def test_one_export_to_stdout_at_most(tmp_path):
 
 
 def test_failed_command_stderr_is_shown_past_a_nul_byte(tmp_path):
-    # the text is made by the command, so the command line (also in the message) does not hold it
+    # the text is made by the command, so the command line (also in the message) does not hold it;
+    # the NUL is shown as every control character is (issue 25: \x00)
     cmd = f"{PY} -c \"import sys; sys.stderr.write('before' + chr(0) + 'af' + 'ter the NUL' + chr(10)); sys.exit(3)\""
     r = run("bench", "-r", "5", *FAST, cmd)
-    assert r.rc == 1 and "| before\\0after the NUL" in r.err, r
+    assert r.rc == 1 and "| before\\x00after the NUL" in r.err, r
 
 
 def test_a_file_named_twice_is_scanned_once(tmp_path):
@@ -544,3 +545,124 @@ def test_bench_stops_at_the_first_round_past_max_time(tmp_path):
     # --min-runs given is honoured over it
     r = run("bench", "--warmup", "0", "--max-time", "0.1", "--min-runs", "5", "--export-json", out, "sleep 0.05")
     assert json.loads(out.read_text())["groups"][0]["rounds"] == 5
+
+
+# ---- issue 25: terminal escape sequences in names and foreign text ----
+# A file name or a program's stderr holding ESC ] 0 ; ... BEL (sets the terminal's title)
+# or ESC [ 2 J (clears the screen) is shown escaped: \x1b]0;...\x07, never raw.
+
+OSC = "\x1b]0;pwned\x07"
+CLEAR = "\x1b[2J"
+
+
+def no_raw_escape(text):
+    return "\x1b" not in text and "\x07" not in text and "\x9b" not in text
+
+
+def test_scan_shows_names_and_source_with_escapes_escaped(tmp_path):
+    src = tmp_path / f"{OSC}.py"
+    # a line of code whose finding quotes it, with raw escapes in a string and a comment
+    src.write_text("import cupy as cp\nv = cp.ones(8)\nfor step in range(100):\n"
+                   f"    host = cp.asnumpy(v[:4] if \"{OSC}\" else v)  # {CLEAR}\n")
+    shown = str(src).replace(OSC, "\\x1b]0;pwned\\x07")
+    r = run("scan", src)
+    assert r.rc == 0 and no_raw_escape(r.out + r.err), r
+    assert f"{shown}:4:12: warning GPU601" in r.out, r.out
+    assert f"(`cp.asnumpy(v[:4] if \"\\x1b]0;pwned\\x07\" else v)`)" in r.out
+    frame = [line for line in r.out.splitlines() if line.startswith("        4 |")][0]
+    assert frame.endswith("    host = cp.asnumpy(v[:4] if \"\\x1b]0;pwned\\x07\" else v)  # \\x1b[2J")
+    carets = r.out.splitlines()[r.out.splitlines().index(frame) + 1]
+    # the carets span the call as shown, escapes included
+    assert carets.index("^") == frame.index("cp.asnumpy")
+    assert carets.count("^") == len("cp.asnumpy(v[:4] if \"\\x1b]0;pwned\\x07\" else v)")
+    # colour asked for: gpuopt's own sequences only
+    r = run("scan", "--color", "always", src)
+    assert "\x1b[1m" in r.out and OSC not in r.out and CLEAR not in r.out and "\\x1b[2J" in r.out, r
+    # JSON escapes them its own way: the name and the text come back exactly
+    doc = run("scan", "--format", "json", src).json()
+    assert no_raw_escape(json.dumps(doc, ensure_ascii=True))
+    assert doc["findings"][0]["path"] == str(src) and OSC in doc["findings"][0]["message"]
+    # an error naming the path
+    r = run("scan", tmp_path / f"missing{CLEAR}.py")
+    assert r.rc == 2 and no_raw_escape(r.err) and "missing\\x1b[2J.py: No such file" in r.err, r
+
+
+def test_verify_shows_file_names_with_escapes_escaped(tmp_path):
+    ref, cand = tmp_path / f"r{OSC}.npy", tmp_path / f"c{CLEAR}.npy"
+    np.save(ref, np.arange(5.0))
+    np.save(cand, np.arange(5.0) + [0, 0, 1, 0, 0])
+    r = run("verify", ref, cand)
+    assert r.rc == 1 and no_raw_escape(r.out + r.err), r
+    assert "r\\x1b]0;pwned\\x07.npy" in r.out and "c\\x1b[2J.npy" in r.out
+    doc = run("verify", "--format", "json", ref, cand).json()
+    assert doc["reference"] == str(ref) and doc["candidate"] == str(cand)
+    # an error, in the report and on stderr
+    missing = tmp_path / f"gone{OSC}.npy"
+    r = run("verify", missing, cand)
+    assert r.rc == 2 and no_raw_escape(r.out + r.err), r
+    assert f"gpuopt: verify: cannot read '{tmp_path}/gone\\x1b]0;pwned\\x07.npy'" in r.err
+    # the cells of a table, shown where they differ
+    write_csv(tmp_path / "a.csv", [["key", "v"], [f"id{OSC}", "1.0"]])
+    write_csv(tmp_path / "b.csv", [["key", "v"], [f"id{OSC}", "2.0"]])
+    r = run("verify", "--key", "key", tmp_path / "a.csv", tmp_path / "b.csv")
+    assert r.rc == 1 and no_raw_escape(r.out + r.err), r
+
+
+def test_bench_shows_a_failed_commands_stderr_with_escapes_escaped(tmp_path):
+    # the escapes are made by the program, so they are not in the command line as well
+    cmd = (f"{PY} -c \"import sys; e = chr(27); sys.stderr.write(e + ']0;pwned' + chr(7) + e + '[2J"
+           " oops' + chr(10)); sys.exit(3)\"")
+    r = run("bench", "-r", "5", *FAST, cmd)
+    assert r.rc == 1 and no_raw_escape(r.err), r
+    assert "  | \\x1b]0;pwned\\x07\\x1b[2J oops" in r.err
+
+
+def test_bench_report_shows_a_command_with_escapes_escaped(tmp_path):
+    cmd = f"true '{OSC}'"
+    j, m = tmp_path / "r.json", tmp_path / "r.md"
+    r = run("bench", "-r", "3", *FAST, "--export-json", j, "--export-markdown", m, cmd, "true")
+    assert r.rc == 0 and no_raw_escape(r.out + r.err), r
+    assert "true '\\x1b]0;pwned\\x07'" in r.out
+    assert no_raw_escape(m.read_text()) and "\\x1b]0;pwned\\x07" in m.read_text()
+    assert json.loads(j.read_text())["groups"][0]["commands"][0]["command"] == cmd
+
+
+@pytest.mark.parametrize("args", [
+    ["fit", "--ceilings", "CEIL", "NAME"],
+    ["verify", "NAME", "NAME"],
+    ["scan", "NAME"],
+    ["report", "NAME"],
+    ["trace", "show", "NAME"],
+    ["bench", "-r", "2", "--min-time", "0", "--warmup", "0", "--prepare", "false", "NAME"],
+    ["NAME"],
+])
+def test_every_diagnostic_escapes_a_name(tmp_path, args):
+    name = str(tmp_path / f"missing{OSC}{CLEAR}.npy")
+    ceilings = ROOT / "tests" / "e2e" / "fixtures" / "h200_ceilings.json"
+    argv = [name if a == "NAME" else str(ceilings) if a == "CEIL" else a for a in args]
+    r = run(*argv)
+    assert r.rc != 0 and r.err.startswith("gpuopt: "), r
+    assert no_raw_escape(r.out + r.err) and "\\x1b]0;pwned\\x07\\x1b[2J" in r.err, r
+
+
+def test_fit_shows_a_file_name_with_escapes_escaped(tmp_path):
+    f = tmp_path / f"x{OSC}.npy"
+    np.save(f, np.zeros((100, 10)))
+    r = run("fit", "--ceilings", ROOT / "tests" / "e2e" / "fixtures" / "h200_ceilings.json", f)
+    assert r.rc == 0 and no_raw_escape(r.out + r.err), r
+    assert "x\\x1b]0;pwned\\x07.npy" in r.out
+
+
+def test_try_and_report_show_a_candidate_name_with_escapes_escaped(tmp_path):
+    """A name from the contract (a TOML string may hold any character) in try's progress, its
+    result and the Markdown report; \\u009b is CSI in the C1 range."""
+    (tmp_path / "base.py").write_text("import numpy as np\nnp.save('out.npy', np.sqrt(np.arange(2000.0)))\n")
+    (tmp_path / "gpuopt.toml").write_text(
+        f'baseline = "{PY} base.py"\noutputs = ["out.npy"]\n'
+        f'candidates = [{{name = "same\\u001b]0;pwned\\u0007\\u009b2J", command = "{PY} base.py"}}]\n'
+        'accelerators = "none"\ntrace = false\nwarmup = 0\nmin_runs = 5\nmax_time = 1\nmin_time = 0\n')
+    r = run("try", "--python", PY, cwd=tmp_path, timeout=300)
+    assert r.rc in (0, 1) and no_raw_escape(r.out + r.err), r
+    assert "same\\x1b]0;pwned\\x07\\xc2\\x9b2J" in r.out and "gpuopt try: same\\x1b]0;pwned\\x07" in r.err
+    r = run("report", "--format", "markdown", "-o", "-", tmp_path / "gpuopt-try")
+    assert r.rc == 0 and no_raw_escape(r.out) and "\\xc2\\x9b2J" in r.out, r

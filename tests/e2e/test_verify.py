@@ -9,14 +9,18 @@ naming the file, exit code 2 and no crash."""
 import io
 import json
 import math
+import os
+import resource
 import struct
+import subprocess
+import time
 import zipfile
 import zlib
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, run
+from conftest import BINARY, CACHE_HOME, ROOT, Result, run
 
 RNG = np.random.default_rng(20261130)
 
@@ -27,6 +31,17 @@ DEFAULT_TOL = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1
 
 def verify(*args, **kw):
     return run("verify", "--format", "json", *args, **kw)
+
+
+def verify_limited(limit, *args):
+    """verify --format json, under `ulimit -d` of limit bytes unless None (set in the child
+    only, before gpuopt starts; the files verify maps read-only do not count against it)."""
+    def set_limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    full_env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
+    proc = subprocess.run([str(BINARY), "verify", "--format", "json", *map(str, args)], capture_output=True,
+                          text=True, env=full_env, timeout=120, preexec_fn=set_limit if limit else None)
+    return Result(proc)
 
 
 def doc_of(r, rc=None):
@@ -351,37 +366,130 @@ def test_large_arrays_stream(tmp_path):
 
 # ---- .npz ----
 
-def zip64_npz(path, arrays):
-    """An .npz whose central directory uses zip64 extra fields and records
-    (numpy and zipfile write those only past 4 GB); checked below with
-    zipfile and numpy.load."""
-    out = io.BytesIO()
+def write_zip64(path, members):
+    """A zip archive whose local and central headers use zip64 extra fields and records
+    (numpy and zipfile write those only past 4 GB), written front to back. members: (name,
+    method, crc, usize, csize, write) with write(f) writing the member's csize bytes."""
     central = []
+    with open(path, "wb") as out:
+        for name, method, crc, usize, csize, write in members:
+            off = out.tell()
+            nm = name.encode()
+            extra = struct.pack("<HHQQ", 1, 16, usize, csize)
+            out.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, method, 0, 0, crc,
+                                  0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra)) + nm + extra)
+            start = out.tell()
+            write(out)
+            assert out.tell() - start == csize
+            central.append((nm, method, crc, csize, usize, off))
+        cd_off = out.tell()
+        for nm, method, crc, csize, usize, off in central:
+            extra = struct.pack("<HHQQQ", 1, 24, usize, csize, off)
+            out.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, method, 0, 0, crc,
+                                  0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0,
+                                  0xFFFFFFFF) + nm + extra)
+        cd_size = out.tell() - cd_off
+        z64 = out.tell()
+        n = len(central)
+        out.write(struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, cd_size, cd_off))
+        out.write(struct.pack("<IIQI", 0x07064b50, 0, z64, 1))
+        out.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0))
+    return path
+
+
+def zip64_npz(path, arrays):
+    """An .npz of deflated members with zip64 fields throughout; checked below with zipfile
+    and numpy.load."""
+    members = []
     for name, arr in arrays.items():
         buf = io.BytesIO()
         np.save(buf, arr)
         data = buf.getvalue()
         co = zlib.compressobj(6, zlib.DEFLATED, -15)
         comp = co.compress(data) + co.flush()
-        off = out.tell()
-        nm = (name + ".npy").encode()
-        extra = struct.pack("<HHQQ", 1, 16, len(data), len(comp))
-        out.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 8, 0, 0, zlib.crc32(data),
-                              0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra)) + nm + extra + comp)
-        central.append((nm, zlib.crc32(data), len(comp), len(data), off))
-    cd_off = out.tell()
-    for nm, crc, csize, usize, off in central:
-        extra = struct.pack("<HHQQQ", 1, 24, usize, csize, off)
-        out.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, 8, 0, 0, crc, 0xFFFFFFFF,
-                              0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0, 0xFFFFFFFF) + nm + extra)
-    cd_size = out.tell() - cd_off
-    z64 = out.tell()
-    n = len(central)
-    out.write(struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, cd_size, cd_off))
-    out.write(struct.pack("<IIQI", 0x07064b50, 0, z64, 1))
-    out.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0))
-    path.write_bytes(out.getvalue())
-    return path
+        members.append((name + ".npy", 8, zlib.crc32(data), len(data), len(comp),
+                        lambda f, comp=comp: f.write(comp)))
+    return write_zip64(path, members)
+
+
+def crc32_combine(crc1, crc2, len2):
+    """zlib's crc32_combine: the CRC-32 of A + B from A's, B's and B's length, over GF(2)."""
+    def times(mat, vec):
+        out, i = 0, 0
+        while vec:
+            if vec & 1:
+                out ^= mat[i]
+            vec >>= 1
+            i += 1
+        return out
+
+    def square(mat):
+        return [times(mat, mat[n]) for n in range(32)]
+
+    if len2 == 0:
+        return crc1
+    odd = [0xEDB88320] + [1 << n for n in range(31)]  # one zero bit
+    even = square(odd)  # two
+    odd = square(even)  # four
+    while True:
+        even = square(odd)
+        if len2 & 1:
+            crc1 = times(even, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+        odd = square(even)
+        if len2 & 1:
+            crc1 = times(odd, crc1)
+        len2 >>= 1
+        if not len2:
+            break
+    return crc1 ^ crc2
+
+
+def crc32_zeros(n, block=1 << 24):
+    """The CRC-32 of n zero bytes (n a multiple of block) without reading them."""
+    assert n % block == 0
+    crc, piece, k = 0, zlib.crc32(bytes(block)), n // block
+    while k:
+        if k & 1:
+            crc = crc32_combine(crc, piece, block)
+        piece = crc32_combine(piece, piece, block)
+        block *= 2
+        k >>= 1
+    return crc
+
+
+def huge_zeros_npz(path, shape, fortran, stored=False):
+    """An .npz in numpy's layout holding x.npy, a float64 array of zeros of `shape`, far
+    larger than the file: the .npy header numpy writes, then the zeros — deflated, one
+    stream written a fully flushed 16 MiB block at a time (every block compresses to the
+    same bytes), or stored, left as a hole in a sparse file."""
+    hdr = io.BytesIO()
+    np.lib.format.write_array_header_1_0(hdr, {"descr": "<f8", "fortran_order": fortran,
+                                               "shape": shape})
+    header = hdr.getvalue()
+    nbytes = math.prod(shape) * 8
+    block = 1 << 24
+    crc = crc32_combine(zlib.crc32(header), crc32_zeros(nbytes, block), nbytes)
+    usize = len(header) + nbytes
+    if stored:
+        def write(f):
+            f.write(header)
+            f.seek(nbytes, io.SEEK_CUR)
+        return write_zip64(path, [("x.npy", 0, crc, usize, usize, write)])
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = co.compress(header) + co.flush(zlib.Z_FULL_FLUSH)
+    zeros = co.compress(bytes(block)) + co.flush(zlib.Z_FULL_FLUSH)
+    end = co.flush()
+    count = nbytes // block
+
+    def write(f):
+        f.write(first)
+        for _ in range(count):
+            f.write(zeros)
+        f.write(end)
+    return write_zip64(path, [("x.npy", 8, crc, usize, len(first) + count * len(zeros) + len(end), write)])
 
 
 def force_zip64_npz(path, arrays):
@@ -415,6 +523,99 @@ def test_npz_stored_deflated_zip64_member_by_member(tmp_path):
         assert doc["summary"] == {"compared": 3, "passed": 1, "failed": 2, "errors": 0}
 
 
+def test_huge_zeros_npz_builder_is_numpys_layout(tmp_path):
+    """The builder below, at a size numpy can load whole: zipfile checks the CRC-32 as it
+    reads, numpy the header and the data."""
+    assert crc32_zeros(3 << 24) == zlib.crc32(bytes(3 << 24))
+    for stored in (False, True):
+        p = huge_zeros_npz(tmp_path / f"small{stored}.npz", (4096, 1024), True, stored=stored)
+        with np.load(p) as z:
+            x = z["x"]
+        assert x.shape == (4096, 1024) and x.flags.f_contiguous and not x.any()
+
+
+def memory_available():
+    fields = dict(line.split(":", 1) for line in open("/proc/meminfo"))
+    return sum(int(fields[k].split()[0]) * 1024 for k in ("MemAvailable", "SwapFree") if k in fields)
+
+
+def test_npz_member_too_big_to_hold_is_refused_by_name(tmp_path):
+    """Issue 25: a 64 MB .npz whose deflated member is a 64 GiB array in Fortran order, against
+    the same array in C order. Read out of order it would have to be inflated whole: verify
+    checks its size (the .npy header inside the zip, and the zip's sizes) against what it can
+    take first, and refuses naming the file, the member and the size — no "out of memory"
+    naming nothing, no 64 GiB allocated."""
+    shape = (65536, 131072)  # float64: 64 GiB
+    ref = huge_zeros_npz(tmp_path / "ref.npz", shape, False, stored=True)
+    cand = huge_zeros_npz(tmp_path / "cand.npz", shape, True)
+    assert cand.stat().st_size < 70 << 20 and ref.stat().st_blocks * 512 < 1 << 20
+    # numpy itself reads what the archives say
+    for p, fortran in ((ref, False), (cand, True)):
+        with zipfile.ZipFile(p) as zf:
+            assert zf.getinfo("x.npy").file_size == 128 + (64 << 30)
+            with zf.open("x.npy") as m:
+                assert np.lib.format.read_magic(m) == (1, 0)
+                assert np.lib.format.read_array_header_1_0(m) == (shape, fortran, np.dtype("<f8"))
+        with np.load(p) as z:
+            assert z.files == ["x"]
+    # The limit: under `ulimit -d` of 8 GiB (a batch system's, or a user's) where the sanitizers
+    # allow one (ASan reserves terabytes of shadow memory, which counts); under ASan, the memory
+    # available, which must then be below 64 GiB.
+    asan = b"__asan_init" in BINARY.read_bytes()
+    if asan and memory_available() > 48 << 30:
+        pytest.skip("this machine could hold 64 GiB, and ASan cannot run under ulimit -d")
+    limit = None if asan else 8 << 30
+    started = time.monotonic()
+    r = verify_limited(limit, ref, cand)
+    assert time.monotonic() - started < 20
+    assert r.rc == 2, r
+    assert "out of memory" not in r.err
+    assert (f"gpuopt: verify: cannot read '{cand}:x.npy': in Fortran order against the reference's "
+            "C order, this deflated member has to be inflated whole to be read out of order: 64 GiB "
+            "(float64 (65536, 131072)), and this process can take ") in r.err, r
+    assert ("(the memory available, MemAvailable)" if asan else "more (ulimit -d)") in r.err, r
+    assert "np.ascontiguousarray" in r.err
+    item = only_item(r.json())
+    assert item["result"] == "error" and f"'{cand}:x.npy'" in item["error"]
+
+
+def test_npz_directory_larger_than_deflate_can_inflate(tmp_path):
+    """A zip directory that says a member inflates to more than its compressed bytes can (deflate
+    expands at most 1032 to 1) is damaged: refused before anything is inflated or allocated."""
+    np.savez_compressed(tmp_path / "r.npz", x=np.zeros(1000))
+    data = bytearray((tmp_path / "r.npz").read_bytes())
+    cd = struct.unpack("<I", data[data.rfind(b"PK\x05\x06") + 16:][:4])[0]
+    csize = struct.unpack("<I", data[cd + 20:cd + 24])[0]
+    data[cd + 24:cd + 28] = struct.pack("<I", 1033 * (csize + 2))
+    (tmp_path / "c.npz").write_bytes(bytes(data))
+    r = verify(tmp_path / "r.npz", tmp_path / "c.npz")
+    assert r.rc == 2, r
+    assert (f"gpuopt: verify: cannot read '{tmp_path / 'c.npz'}': bad central directory: member 'x.npy' "
+            f"says it inflates from {csize} bytes to {1033 * (csize + 2)}, more than deflate can expand "
+            "(at most 1032 to 1)") in r.err, r
+
+
+@pytest.mark.parametrize("save_npz", [np.savez, np.savez_compressed])
+def test_npz_layouts_out_of_order(tmp_path, save_npz):
+    """C order against Fortran order inside archives: stored members are read where they lie,
+    deflated ones inflated; the mismatches are numpy's either way, and a stored member changed
+    under its CRC-32 is still caught when read out of order."""
+    ref, cand = noisy_pair((31, 17, 5), "float64", n_bad=6, nans=False)
+    save_npz(tmp_path / "r.npz", x=np.asarray(ref, order="C"))
+    save_npz(tmp_path / "c.npz", x=np.asarray(cand, order="F"))
+    it = only_item(doc_of(verify("--show", "100", tmp_path / "r.npz", tmp_path / "c.npz"), 1))
+    bad = numpy_mismatches(ref, cand, 1e-7, 1e-7)
+    assert it["mismatches"] == int(bad.sum())
+    assert [tuple(m["index"]) for m in it["first_mismatches"]] == [tuple(map(int, ix)) for ix in np.argwhere(bad)]
+    if save_npz is np.savez:
+        data = bytearray((tmp_path / "c.npz").read_bytes())
+        at = data.find(np.asarray(cand, order="F").tobytes(order="A")[-16:])
+        data[at] ^= 1
+        (tmp_path / "c2.npz").write_bytes(bytes(data))
+        r = verify(tmp_path / "r.npz", tmp_path / "c2.npz")
+        assert r.rc == 2 and f"cannot read '{tmp_path / 'c2.npz'}:x.npy': member 'x.npy' is damaged: its CRC-32 does not match" in r.err, r
+
+
 def test_npz_missing_member_is_a_difference(tmp_path):
     np.savez(tmp_path / "r.npz", x=np.ones(3), y=np.ones(2))
     np.savez(tmp_path / "c.npz", x=np.ones(3), z=np.ones(2))
@@ -445,6 +646,24 @@ def test_npz_damaged_member(tmp_path):
     (tmp_path / "s2.npz").write_bytes(bytes(data))
     r = verify(tmp_path / "s.npz", tmp_path / "s2.npz")
     assert r.rc == 2 and "CRC-32 does not match" in r.err
+
+
+def test_npz_damage_found_while_streaming_names_the_damaged_side(tmp_path):
+    """Damage in a deflated member past what is inflated to read its header is found during the
+    comparison: the message names the archive that is damaged, not the reference."""
+    x = np.zeros(3 << 20)
+    x[::1000] = np.arange(len(x[::1000]))
+    np.savez_compressed(tmp_path / "r.npz", x=x)
+    np.savez_compressed(tmp_path / "c.npz", x=x)
+    data = bytearray((tmp_path / "c.npz").read_bytes())
+    at = data.rfind(b"PK\x01\x02") - 200  # near the end of the member's compressed bytes
+    data[at:at + 4] = bytes(255 - v for v in data[at:at + 4])
+    (tmp_path / "c2.npz").write_bytes(bytes(data))
+    for args, bad in (((tmp_path / "r.npz", tmp_path / "c2.npz"), "c2.npz"),
+                      ((tmp_path / "c2.npz", tmp_path / "r.npz"), "c2.npz")):
+        r = verify(*args)
+        assert r.rc == 2, r
+        assert f"gpuopt: verify: cannot read '{tmp_path / bad}:x.npy': member 'x.npy'" in r.err, r
 
 
 # ---- tables ----

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct npy_array a;
 	char *why = NULL;
-	if (!npy_parse(data, size, size, &a, &why)) {
+	if (!npy_parse(data, size, size, &a, "verify", &why)) {
 		if (!why)
 			abort();
 		free(why);
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size < NPY_HEADER_WINDOW ? size / 2 : NPY_HEADER_WINDOW;
 	unsigned char *prefix = malloc(len ? len : 1);
 	memcpy(prefix, data, len);
-	if (npy_parse(prefix, len, size, &a, &why)) {
+	if (npy_parse(prefix, len, size, &a, "verify", &why)) {
 		if (a.offset > len)
 			abort();
 	} else {

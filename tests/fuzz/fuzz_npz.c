@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct npy_array a;
 			if (avail < want)
 				abort();
-			if (npy_parse(p, avail, m->usize, &a, &why))
+			if (npy_parse(p, avail, m->usize, &a, "verify", &why))
 				npz_reader_consume(&r, a.offset);
 			else
 				free(why);

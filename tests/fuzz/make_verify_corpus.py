@@ -110,6 +110,11 @@ def main():
     first = z.find(b"x.npy") + 40
     bad[first:first + 8] = b"\xff" * 8
     write("npz", "bad_deflate.npz", bytes(bad))
+    # a directory that says a member inflates to more than deflate can make of its bytes
+    bad = bytearray(z)
+    csize = struct.unpack("<I", z[cd + 20:cd + 24])[0]
+    bad[cd + 24:cd + 28] = struct.pack("<I", 1033 * (csize + 2))
+    write("npz", "bad_inflate_ratio.npz", bytes(bad))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("notes.txt", "not an array")

@@ -43,7 +43,7 @@ static void parses(const char *dict, int major, size_t data_len, struct npy_arra
 {
 	size_t n = make(file, major, dict, data_len);
 	char *why = NULL;
-	bool ok = npy_parse(file, n, n, a, &why);
+	bool ok = npy_parse(file, n, n, a, "verify", &why);
 	if (!ok)
 		fail_msg("%s: %s", dict, why);
 	assert_null(why);
@@ -55,7 +55,7 @@ static void refused(const unsigned char *buf, size_t n, const char *needle)
 {
 	struct npy_array a;
 	char *why = NULL;
-	assert_false(npy_parse(buf, n, n, &a, &why));
+	assert_false(npy_parse(buf, n, n, &a, "verify", &why));
 	assert_non_null(why);
 	if (!strstr(why, needle))
 		fail_msg("expected '%s' in: %s", needle, why);
@@ -221,7 +221,7 @@ static void test_element_access(void **state)
 	struct npy_array a;
 	size_t n = make(file, 1, "{'descr': '>i2', 'fortran_order': True, 'shape': (2, 2), }", 8);
 	char *why = NULL;
-	assert_true(npy_parse(file, n, n, &a, &why));
+	assert_true(npy_parse(file, n, n, &a, "verify", &why));
 	unsigned char *d = file + a.offset; /* column-major: [0,0] [1,0] [0,1] [1,1] */
 	const unsigned char be[8] = {0x00, 0x01, 0xff, 0xfe, 0x01, 0x00, 0x7f, 0xff};
 	memcpy(d, be, 8);
