@@ -718,9 +718,12 @@ static void rule_roundtrip(struct ctx *c)
 		if (n < th(c, TH_ROUNDTRIP_MIN_COUNT) || (double)bytes / (double)n > th(c, TH_ROUNDTRIP_MAX_BYTES))
 			continue;
 		uint64_t idle = idle_after(c, i, 1u << OP_MEMCPY | 1u << OP_SYNC);
-		/* what copying back once would save: the copies, and the idle after
-		 * them that the host's work could overlap with GPU work */
-		double cost = (double)(overlap_bound(c, idle) + copy_ns);
+		/* what copying back once would save: the copies, the idle after
+		 * them that the host's work could overlap with GPU work, and the
+		 * host time the calls took beyond any GPU work they could have been
+		 * waiting for (their own latency: at least that much) */
+		uint64_t calls = l->api_ns[OP_MEMCPY] + l->api_ns[OP_SYNC], busy = c->r->budget.busy_ns;
+		double cost = (double)(overlap_bound(c, idle) + copy_ns + (calls > busy ? calls - busy : 0));
 		if (!matters(c, cost))
 			continue;
 		c->roundtrip_line[i] = true;

@@ -273,7 +273,34 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 	return rec;
 }
 
-/* "exit status 1: ModuleNotFoundError: No module named 'x'" from a failed record. Owned. */
+/* The innermost frame of a Python traceback in tail that is the user's
+ * (not under site-packages, dist-packages or the standard library, not
+ * "<frozen ...>"), as "FILE:LINE" with FILE's last component; NULL when
+ * there is none. Owned. */
+static char *raised_at(const char *tail)
+{
+	char *at = NULL;
+	for (const char *p = tail ? strstr(tail, "File \"") : NULL; p; p = strstr(p + 1, "File \"")) {
+		const char *f = p + 6, *q = strchr(f, '"');
+		if (!q || strncmp(q, "\", line ", 8) != 0)
+			continue;
+		char *file = xstrndup(f, (size_t)(q - f));
+		unsigned long line = strtoul(q + 8, NULL, 10);
+		bool lib = file[0] == '<' || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+			   strstr(file, "/lib/python3");
+		if (!lib && line) {
+			const char *base = strrchr(file, '/');
+			free(at);
+			at = xasprintf("%s:%lu", base ? base + 1 : file, line);
+		}
+		free(file);
+	}
+	return at;
+}
+
+/* "exit status 1: ModuleNotFoundError: No module named 'x'" from a failed
+ * record, and where the user's code raised it ("raised at port.py:55").
+ * Owned. */
 static char *describe_failure(json_t *rec)
 {
 	const char *err = json_string_value(json_object_get(rec, "error"));
@@ -293,10 +320,16 @@ static char *describe_failure(json_t *rec)
 	}
 	/* a write refused by the read-only project (protect_project) */
 	bool ro = tail && strstr(tail, "Read-only file system");
-	char *d = xasprintf("%s%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "",
-			    ro ? " (the project is read-only while try runs, so that no run can change your "
-				 "files: write outputs into the working directory, and declare them in `outputs`)"
-			       : "");
+	char *at = raised_at(tail);
+	char *d = xasprintf("%s%s%s%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "",
+			    at ? " (raised at " : "", at ? at : "", at ? ")" : "");
+	if (ro) {
+		char *r = xasprintf("%s (the project is read-only while try runs, so that no run can change your "
+				    "files: write outputs into the working directory, and declare them in `outputs`)", d);
+		free(d);
+		d = r;
+	}
+	free(at);
 	free(last);
 	return d;
 }

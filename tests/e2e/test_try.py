@@ -365,3 +365,26 @@ def test_contract_elsewhere_makes_its_folder_the_project(tmp_path):
     assert candidate(d, 1)["verify"][0]["result"] == "pass"
     r = run("try", "--help")
     assert "FILE's folder, whatever the current directory" in " ".join(r.out.split())
+
+
+def test_a_crash_names_the_line_that_raised(tmp_path):
+    """A candidate that raises gets the error's last line and the user's line
+    that raised it (the innermost frame outside the installed packages),
+    here in a module the candidate imports (set4's bgr_pyramid_flip named
+    the error but not port_torch.py:55)."""
+    d = project(tmp_path, contract=f"""
+baseline = "{PY} norms.py 1000"
+outputs = ["norms.npy"]
+candidates = [{{name = "crashes", command = "{PY} norms_crash.py 1000"}}]
+min_runs = 5
+max_time = 6
+""")
+    (d / "crash_helper.py").write_text("import numpy as np\n\n\ndef flip(a):\n"
+                                       "    return np.frombuffer(a[::-1], dtype=np.float64)\n")
+    (d / "norms_crash.py").write_text("import numpy as np\nfrom crash_helper import flip\n\n"
+                                      "x = np.ones((10, 3))\nflip(x)\n")
+    r = run("try", "--python", PY, cwd=d, timeout=300)
+    assert r.rc == 1, r
+    reason = candidate(d, 1)["verdict"]["reason"]
+    assert candidate(d, 1)["verdict"]["factor"] == "crash", reason
+    assert "ValueError" in reason and "(raised at crash_helper.py:5)" in reason, reason

@@ -202,7 +202,7 @@ static uint32_t site_get(const struct site *s)
 	return SITE_OVERFLOW;
 }
 
-/* A call from a thread with no Python frame: the work a runtime thread
+/* A call from a thread with no Python frame, or only a library's: the work a runtime thread
  * does was handed to it by a Python call (JAX's asynchronous dispatch runs
  * a jitted step's copies and launches on its own threads; PyTorch's
  * backward runs on the autograd engine's), most likely the newest one, so
@@ -249,7 +249,15 @@ uint32_t site_current_locked(void)
 		if (i == 7 && n == 8)
 			n = pyframe_walk(fr, 96);
 	}
-	if (user < 0) { /* only library frames: charge the innermost */
+	if (user < 0) {
+		/* only library frames: a library's own thread (a torch autograd
+		 * hook, a loader's worker) doing work a user's call handed it, as a
+		 * runtime thread does (on the H200, save_on_cpu's unpack hook's
+		 * copies were charged to torch/autograd/graph.py:405); before any
+		 * user call, the innermost library frame */
+		uint32_t rt = runtime_site();
+		if (rt != SITE_NONE)
+			return rt;
 		user = 0;
 		ce = code_lookup(fr[0].code);
 	} else if (user > 0) {
@@ -268,7 +276,7 @@ uint32_t site_current_locked(void)
 		s.lib_line = line < 0 ? 0 : (uint32_t)line;
 	}
 	uint32_t id = site_get(&s);
-	if (id != SITE_OVERFLOW)
+	if (id != SITE_OVERFLOW && !ce->lib)
 		t.last_py_site = id;
 	return id;
 }

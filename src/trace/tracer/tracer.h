@@ -297,9 +297,10 @@ uint32_t str_intern(const char *s, uint32_t len);
 const char *str_at(uint32_t id, uint32_t *len);
 /* The site of the calling thread's current Python line. A thread with no
  * Python frame (a runtime's own: JAX's dispatch, PyTorch's autograd engine)
- * gets a site marked TRACE_RUNTIME_THREAD (tracefmt.h): the site of the newest call made from a Python
- * frame (SITE_NONE before any). Takes t.lock itself. */
-
+ * or only a library's (a torch autograd hook) gets a site marked
+ * TRACE_RUNTIME_THREAD (tracefmt.h): the site of the newest call made from a
+ * user's frame (SITE_NONE, or the innermost library frame, before any).
+ * Takes t.lock itself. */
 uint32_t site_current(void);
 uint32_t site_current_locked(void); /* the same, t.lock held */
 /* The kernel-name table, the stream and device tables. */
