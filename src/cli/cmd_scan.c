@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/paths.h"
@@ -105,7 +106,8 @@ static int run(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:e:vj:", longopts, NULL)) != -1) {
+	static const char shortopts[] = "f:o:e:vj:";
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -142,10 +144,7 @@ static int run(int argc, char **argv)
 			break;
 		}
 		default:
-			if (optopt && strchr("foej", optopt))
-				diag_error("scan: option -%c needs a value", optopt);
-			else
-				diag_error("scan: unknown option '%s' (see `gpuopt scan --help`)", argv[optind - 1]);
+			option_error("scan", argc, argv, shortopts, longopts);
 			goto out;
 		}
 	}

@@ -544,3 +544,25 @@ def test_bench_stops_at_the_first_round_past_max_time(tmp_path):
     # --min-runs given is honoured over it
     r = run("bench", "--warmup", "0", "--max-time", "0.1", "--min-runs", "5", "--export-json", out, "sleep 0.05")
     assert json.loads(out.read_text())["groups"][0]["rounds"] == 5
+
+
+# ---- issue 25: scan ----
+
+@pytest.mark.parametrize("args,said", [
+    (["-rf.py"], "unknown option '-r' in '-rf.py'"),  # the user meant -r? there is none
+    (["-vrf.py"], "unknown option '-r' in '-vrf.py'"),
+    (["--verbose", "-rf.py"], "unknown option '-r' in '-rf.py'"),
+    (["-x"], "unknown option '-x'"),
+    (["--bogus", "x.py"], "unknown option '--bogus'"),
+    (["--fail-on"], "option --fail-on needs a value"),  # was: unknown option '--fail-on'
+    (["--format"], "option --format needs a value"),  # was: option -f needs a value
+    (["-vf"], "option -f (in '-vf') needs a value"),
+    (["--no-cache=1"], "option --no-cache takes no value, but '--no-cache=1' gives it one"),
+    (["--verb=3"], "option --verb (--verbose) takes no value"),
+    (["--f", "json"], "option '--f' is ambiguous: it may be --format, --fail-on or --force"),
+])
+def test_scan_option_error_names_what_was_wrong(tmp_path, args, said):
+    r = run("scan", *args, cwd=tmp_path)
+    assert r.rc == 2, r
+    assert r.err.startswith("gpuopt: scan: ") and said in r.err, r
+    assert r.out == "" and len(r.err.splitlines()) == 1, r
