@@ -566,3 +566,52 @@ def test_scan_option_error_names_what_was_wrong(tmp_path, args, said):
     assert r.rc == 2, r
     assert r.err.startswith("gpuopt: scan: ") and said in r.err, r
     assert r.out == "" and len(r.err.splitlines()) == 1, r
+
+
+CR_CODE = ('# -*- coding: latin-1 -*-\n'
+           'import numpy as np\n'
+           'import cupy as cp\n'
+           'doc = """two\nlines"""  # a comment ends at the line end\n'
+           '\n'
+           'x = np.fft.fft(np.ones(8))\n'
+           'for i in range(3):\n'
+           '    v = np.geomspace(1, 3, 3)\n'
+           '    s = \'\xe9\'\n'
+           'for i in range(30):\n'
+           '    y = cp.ones(3).get()\n')
+
+
+@pytest.mark.parametrize("ending", ["\r", "mixed"])
+def test_scan_reads_cr_line_endings_as_python_does(tmp_path, ending):
+    lf = tmp_path / "lf.py"
+    lf.write_bytes(CR_CODE.encode("latin-1"))
+    lines = CR_CODE.split("\n")
+    if ending == "mixed":
+        ends = ["\r", "\r\n", "\n"]
+        data = "".join(l + ends[k % 3] for k, l in enumerate(lines[:-1]))
+    else:
+        data = CR_CODE.replace("\n", "\r")
+    other = tmp_path / "other.py"
+    other.write_bytes(data.encode("latin-1"))
+    compile(other.read_bytes(), str(other), "exec")  # Python reads it
+    docs = [run("scan", "-f", "json", "--no-cache", p).json() for p in (lf, other)]
+    assert docs[1]["notices"] == [] and docs[1]["errors"] == [], docs[1]
+    where = [[(f["line"], f["column"], f["end_line"], f["rule"]) for f in d["findings"]] for d in docs]
+    assert where[0] == where[1] and len(where[0]) >= 4, where
+    assert {(7, "GPU101"), (9, "GPU201"), (12, "GPU601")} <= {(f[0], f[3]) for f in where[1]}
+    text = run("scan", "--no-cache", other).out
+    assert "    9 |     v = np.geomspace(1, 3, 3)\n" in text, text
+
+
+def test_notebook_cell_with_cr_line_endings(tmp_path):
+    nb = tmp_path / "cr.ipynb"
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["import numpy as np\r", "\r", "x = np.fft.fft(np.ones(8))\r"]}
+    nb.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    doc = run("scan", "-f", "json", "--no-cache", nb).json()
+    assert doc["notices"] == [] and {(f["cell"], f["line"]) for f in doc["findings"]} == {(1, 3)}, doc
+    sarif = run("scan", "-f", "sarif", "--no-cache", nb).json()
+    lines = nb.read_text().splitlines()
+    for res in sarif["runs"][0]["results"]:
+        line = res["locations"][0]["physicalLocation"]["region"]["startLine"]
+        assert "np.fft.fft" in lines[line - 1], (line, lines)
