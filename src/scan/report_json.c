@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "report.h"
 #include "core/version.h"
+#include "python/source.h"
+#include "report.h"
 
 /* ---- buffer writers for the per-finding hot path ---- */
 
@@ -31,13 +32,52 @@ static inline void b_str(struct buf *b, const char *s)
 /* A string literal, without strlen. */
 #define B_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
 
-/* Bytes JSON must escape inside a string. */
-static bool needs_escape(unsigned char ch)
+/* Bytes JSON must escape inside a string, and those that begin a UTF-8
+ * character (to be checked: a file's name may be any bytes). */
+static bool needs_look(unsigned char ch)
 {
-	return ch < 0x20 || ch == '"' || ch == '\\';
+	return ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80;
 }
 
-/* s as a JSON string literal, or null. */
+/* The length of the UTF-8 character at p (n > 0 bytes left, p[0] >= 0x80),
+ * or 0 when the bytes there are not one. */
+static size_t utf8_char(const unsigned char *p, size_t n)
+{
+	if (utf8_check(p, n < 4 ? n : 4) == 0)
+		return 0;
+	return p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : 2;
+}
+
+/* The one rule for text in scan's JSON and SARIF (a file's name, above
+ * all, which may be any bytes): the output is always UTF-8; a byte that is
+ * not part of a UTF-8 character is written %XX (upper-case hex), as the
+ * SARIF uri writes it. Appends s[0..n) so, without quotes or JSON escapes. */
+static void put_utf8(struct buf *b, const unsigned char *p, size_t n)
+{
+	char esc[4];
+	for (size_t i = 0; i < n;) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_char(p + i, n - i);
+		if (k) {
+			put(b, p + i, k);
+			i += k;
+		} else {
+			snprintf(esc, sizeof esc, "%%%02X", p[i++]);
+			put(b, esc, 3);
+		}
+	}
+}
+
+/* s by the rule of put_utf8, as a C string for jansson. Owned. */
+static char *utf8_text(const char *s)
+{
+	struct buf b = {0};
+	put_utf8(&b, (const unsigned char *)s, strlen(s));
+	buf_putc(&b, '\0'); /* terminates (put does not) */
+	return buf_steal(&b);
+}
+
+/* s as a JSON string literal (put_utf8's rule for bytes that are not
+ * UTF-8), or null. */
 static void b_json(struct buf *b, const char *s)
 {
 	if (!s) {
@@ -45,36 +85,30 @@ static void b_json(struct buf *b, const char *s)
 		return;
 	}
 	size_t n = strlen(s);
-	buf_reserve(b, n + 2);
-	char *o = b->data + b->len;
-	*o++ = '"';
 	const unsigned char *p = (const unsigned char *)s;
-	/* the plain prefix, eight bytes at a time: a byte < 0x20, '"' or '\\'
-	 * stops it (SWAR zero-byte tests) */
+	buf_reserve(b, n + 2);
+	b->data[b->len++] = '"';
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w, q, bs;
-		memcpy(&w, p + i, 8);
-		q = w ^ (ones * '"');
-		bs = w ^ (ones * '\\');
-		uint64_t hit = ((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs;
-		if (hit)
+	for (size_t i = 0; i < n;) {
+		/* the plain run, eight bytes at a time: a byte < 0x20, '"', '\\'
+		 * or one with its high bit set stops it (SWAR zero-byte tests) */
+		size_t j = i;
+		for (; j + 8 <= n; j += 8) {
+			uint64_t w, q, bs;
+			memcpy(&w, p + j, 8);
+			q = w ^ (ones * '"');
+			bs = w ^ (ones * '\\');
+			if ((((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs) | (w & highs))
+				break;
+		}
+		while (j < n && !needs_look(p[j]))
+			j++;
+		put(b, p + i, j - i);
+		if (j == n)
 			break;
-	}
-	for (; i < n && !needs_escape(p[i]); i++)
-		;
-	memcpy(o, p, i);
-	o += i;
-	b->len = (size_t)(o - b->data);
-	if (i == n) {
-		b->data[b->len++] = '"';
-		return;
-	}
-	/* the rare string with something to escape */
-	for (; i < n; i++) {
-		unsigned char ch = p[i];
+		unsigned char ch = p[j];
 		char esc[8];
+		size_t k;
 		switch (ch) {
 		case '"': B_LIT(b, "\\\""); break;
 		case '\\': B_LIT(b, "\\\\"); break;
@@ -85,11 +119,15 @@ static void b_json(struct buf *b, const char *s)
 			if (ch < 0x20) {
 				snprintf(esc, sizeof esc, "\\u%04x", ch);
 				put(b, esc, 6);
+			} else if ((k = utf8_char(p + j, n - j)) != 0) {
+				put(b, p + j, k);
+				j += k - 1;
 			} else {
-				put(b, &ch, 1);
+				put_utf8(b, p + j, 1);
 			}
 			break;
 		}
+		i = j + 1;
 	}
 	put(b, "\"", 1);
 }
@@ -141,13 +179,15 @@ static void json_begin(struct report *r)
 static void json_file(struct report *r, const struct scan_file *sf)
 {
 	if (sf->res.syntax_error_line) {
-		json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
+		char *path = utf8_text(sf->path);
+		json_t *n = json_pack("{s:s, s:i, s:s}", "path", path, "line",
 				      (json_int_t)sf->res.syntax_error_line, "message",
 				      "syntax error: scanned as far as the parser recovered");
 		if (sf->notebook)
 			json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
 		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
 		json_decref(n);
+		free(path);
 	}
 }
 
@@ -360,7 +400,9 @@ static void sarif_end(struct report *r, double seconds)
 	json_t *notes = json_array();
 	for (size_t i = 0; i < r->errors.len; i++) {
 		const struct path_error *e = r->errors.items[i];
-		char *text = xasprintf("%s: %s", e->path, e->message);
+		char *raw = xasprintf("%s: %s", e->path, e->message);
+		char *text = utf8_text(raw);
+		free(raw);
 		char *uri = path_uri(e->path);
 		json_array_append_new(notes, json_pack("{s:s, s:{s:s}, s:[{s:{s:{s:s}}}]}",
 						       "level", "error", "message", "text", text,

@@ -615,3 +615,29 @@ def test_notebook_cell_with_cr_line_endings(tmp_path):
     for res in sarif["runs"][0]["results"]:
         line = res["locations"][0]["physicalLocation"]["region"]["startLine"]
         assert "np.fft.fft" in lines[line - 1], (line, lines)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_scan_report_is_utf8_whatever_the_file_names(tmp_path, fmt):
+    d = os.fsencode(tmp_path)
+    with open(d + b"/bad\xff.py", "wb") as f:  # a name that is not UTF-8 (latin-1, say)
+        f.write(b"import numpy as np\nx = np.fft.fft(np.ones(8))\ny = (\n")  # a finding and a syntax error
+    os.symlink(b"missing", d + b"/link\xfe\xe9.py")  # a walk error
+    with open(d + b"/caf\xc3\xa9.py", "wb") as f:  # UTF-8: written as it is
+        f.write(b"import numpy as np\nx = np.fft.fft(np.ones(8))\n")
+    # stderr names the files as they are (bytes, for a terminal): read as bytes
+    p = subprocess.run([str(BINARY), "scan", "-f", fmt, "--no-cache", str(tmp_path)], capture_output=True,
+                       env={**os.environ, "XDG_CACHE_HOME": CACHE_HOME})
+    assert p.returncode == 0, p
+    doc = json.loads(p.stdout.decode("utf-8"))  # strict: no raw byte that is not UTF-8
+    if fmt == "json":
+        names = {Path(f["path"]).name for f in doc["findings"]}
+        assert names == {"bad%FF.py", "café.py"}, names
+        assert [Path(n["path"]).name for n in doc["notices"]] == ["bad%FF.py"], doc["notices"]
+        assert [Path(e["path"]).name for e in doc["errors"]] == ["link%FE%E9.py"], doc["errors"]
+    else:
+        uris = {res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]
+                for res in doc["runs"][0]["results"]}
+        assert uris == {"bad%FF.py", "caf%C3%A9.py"}, uris
+        notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        assert [n["message"]["text"].rsplit("/", 1)[-1] for n in notes] == ["link%FE%E9.py: broken symbolic link"]
