@@ -1,10 +1,11 @@
 /* cache: see cache.h.
  *
  * Entry format (native byte order; a cache is per machine): the magic
- * "GPUOPTC3", a u64 checksum (XXH3-64 of every byte after it: a damaged
- * entry is a miss, and the scan writes it again), u32 count, u32
- * syntax-error line and cell, then per finding
- * twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
+ * "GPUOPTC3", a u64 checksum (XXH3-64 of every byte after it, seeded with
+ * the XXH3-64 of the entry's 128-bit key, high half then low: a damaged
+ * entry is a miss, and the scan writes it again; so is an entry copied or
+ * moved over another key's file, sealed with a key not its name's), u32
+ * count, u32 syntax-error line and cell, then per finding twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
  * rank, loop_line, the rule's index in the knowledge data, file_line,
  * file_end_line) and nine strings
  * (library, display, target, symbol, message, fix, headline, line_text,
@@ -20,9 +21,9 @@
  * says which content a path had. A file changed less than two seconds
  * before it was read is not indexed (its mtime could hide a later write
  * in the same tick), nor is anything whose stat changed since. Format:
- * "GPUOPTI3", the u64 checksum as above, u32 count, then per path u32
- * length, the bytes and a NUL,
- * seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
+ * "GPUOPTI3", the u64 checksum as above (bound to the salt instead of a
+ * key: another salt's index copied over this one is refused), u32 count,
+ * then per path u32 length, the bytes and a NUL, seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
  * notebook and the two u64 halves of the key. */
 #include "cache.h"
 
@@ -80,36 +81,53 @@ static void index_free(struct cache *c);
 static void index_save(struct cache *c);
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
-static uint64_t checksum(const char *data, size_t len)
+/* The checksum of a file's bytes after the head and of what names the file
+ * (an entry's key, the index's salt): a file copied or moved over another's
+ * name fails its check, as a damaged one does. */
+static uint64_t checksum(const char *data, size_t len, XXH128_hash_t bound)
 {
-	return len < HEAD ? 0 : XXH3_64bits(data + HEAD, len - HEAD);
+	if (len < HEAD)
+		return 0;
+	uint64_t words[2] = {bound.high64, bound.low64};
+	return XXH3_64bits_withSeed(data + HEAD, len - HEAD, XXH3_64bits(words, sizeof words));
 }
 
-void cache_seal(char *data, size_t len)
+/* What the index of salt binds its checksum to. */
+static XXH128_hash_t index_bound(uint64_t salt)
+{
+	return (XXH128_hash_t){.low64 = salt, .high64 = 0x696e646578ull /* "index" */};
+}
+
+static void seal(char *data, size_t len, XXH128_hash_t bound)
 {
 	if (len >= HEAD) {
-		uint64_t h = checksum(data, len);
+		uint64_t h = checksum(data, len, bound);
 		memcpy(data + 8, &h, sizeof h);
 	}
 }
 
-/* True when the bytes after the head are the ones the head's checksum was
- * made of. */
-static bool intact(const char *data, size_t len)
+void cache_seal(char *data, size_t len)
+{
+	seal(data, len, (XXH128_hash_t){0, 0});
+}
+
+/* True when the bytes after the head, named by bound, are the ones the
+ * head's checksum was made of. */
+static bool intact(const char *data, size_t len, XXH128_hash_t bound)
 {
 	uint64_t h;
 	if (len < HEAD)
 		return false;
 	memcpy(&h, data + 8, sizeof h);
-	return h == checksum(data, len);
+	return h == checksum(data, len, bound);
 }
 
-/* Seals b (its checksum) and writes it to path, whole or not at all. A
- * failed write only costs a re-scan; the directory is made on the first
- * failure, not checked on every write. */
-static void write_cache_file(char *path, struct buf *b)
+/* Seals b (its checksum, bound to what names it) and writes it to path,
+ * whole or not at all. A failed write only costs a re-scan; the directory
+ * is made on the first failure, not checked on every write. */
+static void write_cache_file(char *path, struct buf *b, XXH128_hash_t bound)
 {
-	cache_seal(b->data, b->len);
+	seal(b->data, b->len, bound);
 	char *why = NULL;
 	if (!write_file_replace(path, b->data, b->len, &why)) {
 		char *slash = strrchr(path, '/');
@@ -226,7 +244,7 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 		put_str(&b, f->rank_reason);
 	}
 	char *path = key_path(c, key);
-	write_cache_file(path, &b);
+	write_cache_file(path, &b, key);
 	free(path);
 	buf_free(&b);
 	if (st)
@@ -343,12 +361,12 @@ static bool read_cache_file(char *path, const char *magic, size_t min, struct bu
 	return false;
 }
 
-/* Decodes an entry (data: len bytes from the magic on, then a NUL; taken)
- * into out, whose strings then point into data. */
-static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_result *out)
+/* Decodes the entry of key (data: len bytes from the magic on, then a NUL;
+ * taken) into out, whose strings then point into data. */
+static bool decode_entry(struct cache *c, XXH128_hash_t key, char *data, size_t len, struct scan_result *out)
 {
 	memset(out, 0, sizeof *out);
-	if (len < HEAD || memcmp(data, MAGIC, 8) != 0 || !intact(data, len)) {
+	if (len < HEAD || memcmp(data, MAGIC, 8) != 0 || !intact(data, len, key)) {
 		free(data);
 		return false;
 	}
@@ -409,7 +427,7 @@ static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *o
 	struct buf b = {0};
 	if (!read_cache_file(key_path(c, key), MAGIC, HEAD, &b))
 		return false;
-	return decode_entry(c, b.data, b.len, out);
+	return decode_entry(c, key, b.data, b.len, out);
 }
 
 bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out)
@@ -417,7 +435,7 @@ bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct sc
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, data, len);
 	copy[len] = '\0';
-	return decode_entry(c, copy, len, out);
+	return decode_entry(c, (XXH128_hash_t){0, 0}, copy, len, out);
 }
 
 /* ---- the stat index ---- */
@@ -456,11 +474,11 @@ static void index_free(struct cache *c)
 	c->nold = c->nslots = 0;
 }
 
-/* Parses an index's bytes (len of them, from the magic on) into c->old;
- * anything short or odd leaves it empty. */
-static void index_parse(struct cache *c, const char *data, size_t len)
+/* Parses an index's bytes (len of them, from the magic on, sealed with
+ * bound) into c->old; anything short or odd leaves it empty. */
+static void index_parse(struct cache *c, const char *data, size_t len, XXH128_hash_t bound)
 {
-	if (len < HEAD + 4 || memcmp(data, INDEX_MAGIC, 8) != 0 || !intact(data, len))
+	if (len < HEAD + 4 || memcmp(data, INDEX_MAGIC, 8) != 0 || !intact(data, len, bound))
 		return;
 	struct reader r = {(char *)data + HEAD, (char *)data + len, false};
 	uint32_t n = get_u32(&r);
@@ -509,14 +527,14 @@ static void index_load(struct cache *c)
 	struct buf b = {0};
 	if (!read_cache_file(index_path(c), INDEX_MAGIC, HEAD + 4, &b))
 		return;
-	index_parse(c, b.data, b.len);
+	index_parse(c, b.data, b.len, index_bound(c->salt));
 	buf_free(&b);
 }
 
 long cache_decode_index(const char *data, size_t len)
 {
 	struct cache c = {0};
-	index_parse(&c, data, len);
+	index_parse(&c, data, len, (XXH128_hash_t){0, 0});
 	long n = c.old ? (long)c.nold : -1;
 	index_free(&c);
 	return n;
@@ -622,7 +640,7 @@ static void index_save(struct cache *c)
 	memcpy(b.data + HEAD, &n, sizeof n);
 	free(seen);
 	char *path = index_path(c);
-	write_cache_file(path, &b);
+	write_cache_file(path, &b, index_bound(c->salt));
 	free(path);
 	buf_free(&b);
 }
