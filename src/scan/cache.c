@@ -1,11 +1,13 @@
 /* cache: see cache.h.
  *
  * Entry format (native byte order; a cache is per machine): the magic
- * "GPUOPTC3", a u64 checksum (XXH3-64 of every byte after it, seeded with
+ * "GPUOPTC4", a u64 checksum (XXH3-64 of every byte after it, seeded with
  * the XXH3-64 of the entry's 128-bit key, high half then low: a damaged
  * entry is a miss, and the scan writes it again; so is an entry copied or
  * moved over another key's file, sealed with a key not its name's), u32
- * count, u32 syntax-error line and cell, then per finding twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
+ * count, u32 syntax-error line and cell, u32 line and cell where the flow
+ * model's work budget ran out (0: it did not) and the string of the
+ * function it was in (C3 had neither), then per finding twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
  * rank, loop_line, the rule's index in the knowledge data, file_line,
  * file_end_line) and nine strings
  * (library, display, target, symbol, message, fix, headline, line_text,
@@ -42,7 +44,7 @@
 #include "core/util.h"
 #include "core/version.h"
 
-#define MAGIC "GPUOPTC3"
+#define MAGIC "GPUOPTC4"
 #define INDEX_MAGIC "GPUOPTI3"
 #define HEAD 16 /* the magic and the checksum */
 #define NONE_LEN 0xFFFFFFFFu
@@ -227,6 +229,9 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 	put_u32(&b, (uint32_t)res->n);
 	put_u32(&b, res->syntax_error_line);
 	put_u32(&b, res->syntax_error_cell);
+	put_u32(&b, res->budget_line);
+	put_u32(&b, res->budget_cell);
+	put_str(&b, res->budget_func);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct finding *f = &res->items[i];
 		uint32_t nums[] = {f->line, f->col, f->end_line, f->end_col, f->cell,
@@ -374,13 +379,19 @@ static bool decode_entry(struct cache *c, XXH128_hash_t key, char *data, size_t 
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
 	out->syntax_error_cell = get_u32(&r);
-	if (r.bad || n > len / 84) { /* each finding takes at least 84 bytes */
+	out->budget_line = get_u32(&r);
+	out->budget_cell = get_u32(&r);
+	uint32_t fl;
+	char *func = get_str(&r, &fl);
+	if (r.bad || n > len / 84 || (func && strlen(func) != fl)) { /* each finding takes at least 84 bytes */
 		free(data);
+		memset(out, 0, sizeof *out);
 		return false;
 	}
 	out->items = xcalloc(n ? n : 1, sizeof *out->items);
 	out->cap = n;
 	out->strings = data; /* the findings' strings point into the entry */
+	out->budget_func = func;
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
 		uint32_t nums[12];

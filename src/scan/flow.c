@@ -10,7 +10,8 @@
  * signature, recursion cut); whatever was not run that way is run once,
  * standalone, at the end, with unknown parameters — or with the project's
  * values and hot loop when another module calls it. Work is bounded by a
- * budget of evaluated nodes per file; past it values are unknown. */
+ * budget of evaluated nodes per file; past it values are unknown, and where
+ * it ran out is the caller's to say (flow_stop). */
 #include "flow.h"
 
 #include <stdlib.h>
@@ -129,6 +130,7 @@ struct flow {
 	int nest;            /* eval / exec recursion depth */
 	const char *module;
 	struct flow_summary *sum;
+	struct flow_stop stop; /* where the budget ran out (line 0: it has not) */
 };
 
 /* ---- small helpers ---- */
@@ -2683,10 +2685,35 @@ static struct val eval_test(struct flow *f, PNode n)
 
 static struct val eval_node(struct flow *f, PNode n);
 
-/* Bounded recursion: a deeply nested expression is unknown past the bound. */
+/* Records that the budget ran out at n (the first time only): its line and
+ * the function being analysed, as the user names it (Class.method). */
+static void budget_spent(struct flow *f, PNode n)
+{
+	if (f->stop.line)
+		return;
+	f->stop.line = flow_user_line(f, n, &f->stop.cell);
+	if (f->cur->fn >= 0) {
+		const char *q = f->fns[f->cur->fn].qual;
+		size_t ml = f->module ? strlen(f->module) : 0;
+		if (ml && strncmp(q, f->module, ml) == 0 && q[ml] == '.')
+			q += ml + 1;
+		f->stop.func = xstrdup(q);
+	}
+}
+
+/* Bounded recursion: a deeply nested expression is unknown past the bound;
+ * so is everything once the budget is spent. */
 static struct val eval(struct flow *f, PNode n)
 {
-	if (pn_is_null(n) || f->budget-- <= 0 || f->nest >= FLOW_MAX_NEST)
+	if (pn_is_null(n))
+		return V(V_UNKNOWN);
+	if (f->budget-- <= 0) {
+		budget_spent(f, n);
+		return V(V_UNKNOWN);
+	}
+	if (f->budget == 0) /* the last node it pays for: the statements stop here */
+		budget_spent(f, n);
+	if (f->nest >= FLOW_MAX_NEST)
 		return V(V_UNKNOWN);
 	f->nest++;
 	struct val v = eval_node(f, n);
@@ -4113,6 +4140,10 @@ void flow_run(const struct flow_options *o, PNode root)
 	mod.dead = false;
 	run_standalone(&f);
 	summarize(&f);
+	if (o->stop)
+		*o->stop = f.stop;
+	else
+		free(f.stop.func);
 	env_free(&mod.env);
 	for (size_t i = 0; i < f.ncls; i++)
 		env_free(&f.cls[i].attrs);

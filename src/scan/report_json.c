@@ -175,20 +175,80 @@ static void json_begin(struct report *r)
 	fprintf(r->out, "{\n  \"tool\": \"gpuopt\",\n  \"version\": \"%s\",\n  \"findings\": [", GPUOPT_VERSION);
 }
 
-/* A syntax-error notice, for the end. */
-static void json_file(struct report *r, const struct scan_file *sf)
+static char *path_uri(const char *path);
+
+/* What the notices of a file not fully analysed say (func: the function
+ * the budget ran out in, or NULL). Owned. */
+static char *notice_text(bool budget, const char *func)
 {
-	if (sf->res.syntax_error_line) {
+	if (!budget)
+		return xstrdup("syntax error: scanned as far as the parser recovered");
+	return xasprintf("not fully analysed: the flow model's work budget ran out here%s%s%s, so the GPU "
+			 "rules (GPU601-GPU605) did not look past it",
+			 func ? ", in " : "", func ? func : "", func ? "()" : "");
+}
+
+/* The notices of a file not fully analysed, as JSON objects in the format's
+ * shape (sarif: SARIF notifications), for the end. */
+static void add_notices(struct report *r, const struct scan_file *sf, bool sarif)
+{
+	const struct scan_result *res = &sf->res;
+	for (int k = 0; k < 2; k++) {
+		uint32_t line = k ? res->budget_line : res->syntax_error_line;
+		uint32_t cell = k ? res->budget_cell : res->syntax_error_cell;
+		if (!line)
+			continue;
 		char *path = utf8_text(sf->path);
-		json_t *n = json_pack("{s:s, s:i, s:s}", "path", path, "line",
-				      (json_int_t)sf->res.syntax_error_line, "message",
-				      "syntax error: scanned as far as the parser recovered");
-		if (sf->notebook)
-			json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
-		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
+		char *func = k && res->budget_func ? utf8_text(res->budget_func) : NULL;
+		const char *kind = k ? "budget" : "syntax-error";
+		char *message = notice_text(k, func);
+		json_t *n = json_object();
+		if (!sarif) {
+			json_object_set_new(n, "path", json_string(path));
+			json_object_set_new(n, "line", json_integer(line));
+			if (sf->notebook)
+				json_object_set_new(n, "cell", json_integer(cell));
+			json_object_set_new(n, "kind", json_string(kind));
+			if (k)
+				json_object_set_new(n, "function", func ? json_string(func) : json_null());
+			json_object_set_new(n, "message", json_string(message));
+		} else {
+			char *uri = path_uri(sf->path);
+			char *text = xasprintf("%s: %s", path, message);
+			json_t *loc = json_pack("{s:{s:s}}", "artifactLocation", "uri", uri);
+			/* a notebook's cell line is not a line of the .ipynb file: in properties */
+			if (!sf->notebook)
+				json_object_set_new(loc, "region", json_pack("{s:i}", "startLine", (json_int_t)line));
+			json_t *props = json_pack("{s:s}", "kind", kind);
+			if (sf->notebook) {
+				json_object_set_new(props, "cell", json_integer(cell));
+				json_object_set_new(props, "lineInCell", json_integer(line));
+			}
+			json_object_set_new(n, "level", json_string("warning"));
+			json_object_set_new(n, "message", json_pack("{s:s}", "text", text));
+			json_object_set_new(n, "locations", json_pack("[{s:o}]", "physicalLocation", loc));
+			json_object_set_new(n, "properties", props);
+			free(text);
+			free(uri);
+		}
+		char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
+		if (dumped)
+			ptrvec_push(&r->notices, dumped);
 		json_decref(n);
+		free(message);
+		free(func);
 		free(path);
 	}
+}
+
+static void json_file(struct report *r, const struct scan_file *sf)
+{
+	add_notices(r, sf, false);
+}
+
+static void sarif_file(struct report *r, const struct scan_file *sf)
+{
+	add_notices(r, sf, true);
 }
 
 /* Each finding as ",\n    {...}" (report_file drops the very first comma). */
@@ -252,6 +312,7 @@ static void json_end(struct report *r, double seconds)
 	json_object_set_new(summary, "files_scanned", json_integer((json_int_t)n->files_scanned));
 	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n->notebooks));
 	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n->files_with_errors));
+	json_object_set_new(summary, "files_not_fully_analysed", json_integer((json_int_t)n->files_not_fully_analysed));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)n->findings));
 	json_object_set_new(summary, "by_target", json_incref(r->by_target));
 	json_object_set_new(summary, "by_category", json_incref(r->by_category));
@@ -410,6 +471,8 @@ static void sarif_end(struct report *r, double seconds)
 		free(uri);
 		free(text);
 	}
+	for (size_t i = 0; i < r->notices.len; i++)
+		json_array_append_new(notes, json_loads(r->notices.items[i], 0, NULL));
 	fputs(r->nresults ? "\n      ],\n      \"invocations\": [{\"executionSuccessful\": true, "
 			    "\"toolExecutionNotifications\": "
 			  : "],\n      \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": ",
@@ -418,4 +481,4 @@ static void sarif_end(struct report *r, double seconds)
 	fputs("}]\n    }\n  ]\n}\n", r->out);
 }
 
-const struct report_format_ops report_sarif_ops = {sarif_begin, NULL, sarif_render, sarif_end};
+const struct report_format_ops report_sarif_ops = {sarif_begin, sarif_file, sarif_render, sarif_end};

@@ -79,7 +79,7 @@ def test_damaged_entry_is_a_miss(tmp_path):
     cache = tmp_path / "cache"
     first = scan(src, cache)
     (entry,) = entries(cache)
-    for damage in (b"", b"GPUOPTC3", entry.read_bytes()[:-3], b"GPUOPTC3" + b"\xff" * 64):
+    for damage in (b"", b"GPUOPTC4", entry.read_bytes()[:-3], b"GPUOPTC4" + b"\xff" * 64):
         entry.write_bytes(damage)
         assert scan(src, cache) == first
     # and an unwritable cache directory only costs the cache
