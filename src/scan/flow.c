@@ -36,10 +36,18 @@ struct ent {
 	struct val v;
 };
 
+/* The names of a scope and their values, in the order they were first
+ * bound (joins and the passes walk them in that order). Past ENV_INDEX_MIN
+ * names a hash index (open addressing over the interned name's address)
+ * finds one in constant time: a linear search made a file's analysis
+ * quadratic in its distinct names. */
 struct env {
 	struct ent *e;
 	uint32_t n, cap;
+	uint32_t *idx;   /* owned: slot -> index into e, UINT32_MAX empty; NULL below ENV_INDEX_MIN */
+	uint32_t nidx;   /* slots, a power of two above twice n */
 };
+#define ENV_INDEX_MIN 16
 
 struct tstate {
 	bool pending;   /* GPU work launched and not waited for */
@@ -393,8 +401,35 @@ static struct val join(struct flow *f, struct val a, struct val b)
 
 /* ---- envs ---- */
 
+static uint32_t env_slot(const struct env *e, const char *name)
+{
+	uint64_t h = (uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) & (e->nidx - 1);
+}
+
+/* Builds e's index for its names, in nidx slots (a power of two > 2n). */
+static void env_reindex(struct env *e, uint32_t nidx)
+{
+	free(e->idx);
+	e->nidx = nidx;
+	e->idx = xmalloc(nidx * sizeof *e->idx);
+	memset(e->idx, 0xFF, nidx * sizeof *e->idx);
+	for (uint32_t i = 0; i < e->n; i++) {
+		uint32_t k = env_slot(e, e->e[i].name);
+		while (e->idx[k] != UINT32_MAX)
+			k = (k + 1) & (nidx - 1);
+		e->idx[k] = i;
+	}
+}
+
 static struct ent *env_find(const struct env *e, const char *name)
 {
+	if (e->idx) {
+		for (uint32_t k = env_slot(e, name); e->idx[k] != UINT32_MAX; k = (k + 1) & (e->nidx - 1))
+			if (e->e[e->idx[k]].name == name)
+				return &e->e[e->idx[k]];
+		return NULL;
+	}
 	for (uint32_t i = e->n; i-- > 0;)
 		if (e->e[i].name == name)
 			return &e->e[i];
@@ -413,6 +448,19 @@ static void env_set(struct env *e, const char *name, struct val v)
 		e->e = xrealloc(e->e, e->cap * sizeof *e->e);
 	}
 	e->e[e->n++] = (struct ent){name, v};
+	if (e->n < ENV_INDEX_MIN)
+		return;
+	if (!e->idx || 2 * e->n >= e->nidx) {
+		uint32_t nidx = e->nidx ? e->nidx : 2 * ENV_INDEX_MIN;
+		while (2 * e->n >= nidx)
+			nidx *= 2;
+		env_reindex(e, nidx);
+		return;
+	}
+	uint32_t k = env_slot(e, name);
+	while (e->idx[k] != UINT32_MAX)
+		k = (k + 1) & (e->nidx - 1);
+	e->idx[k] = e->n - 1;
 }
 
 static struct env env_copy(const struct env *e)
@@ -424,12 +472,18 @@ static struct env env_copy(const struct env *e)
 		c.e = xmalloc(c.cap * sizeof *c.e);
 		memcpy(c.e, e->e, e->n * sizeof *e->e);
 	}
+	if (e->idx) {
+		c.nidx = e->nidx;
+		c.idx = xmalloc(c.nidx * sizeof *c.idx);
+		memcpy(c.idx, e->idx, c.nidx * sizeof *c.idx);
+	}
 	return c;
 }
 
 static void env_free(struct env *e)
 {
 	free(e->e);
+	free(e->idx);
 	memset(e, 0, sizeof *e);
 }
 
