@@ -75,6 +75,9 @@ struct val {
 };
 
 bool val_on_device(const struct val *v); /* a device array or scalar */
+/* The same value as far as the model tells values apart (not where it was
+ * made, nor a known integer). */
+bool val_eq(const struct val *a, const struct val *b);
 
 /* Where an event happens. */
 struct flow_place {
