@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/paths.h"
@@ -44,6 +45,13 @@ static const char help[] =
 	"directories only. A file named twice, or named and found in a directory, is\n"
 	"scanned once. Notebook findings name the cell (counting every cell from 1) and\n"
 	"the line in it. A .py file over 16 MB (a notebook over 128 MB) is not read.\n"
+	"\n"
+	"A file with a syntax error is scanned as far as the parser recovered, and one\n"
+	"whose GPU code is past the flow model's work budget (tens of thousands of\n"
+	"statements in one loop) as far as the budget went: each is said in a note (the\n"
+	"line, and the function where the budget ran out), in JSON's \"notices\" and SARIF's\n"
+	"notifications, and counted in the summary as not fully analysed; the exit code is\n"
+	"still the findings'.\n"
 	"\n"
 	"Exit codes: 0 no finding at the --fail-on level; 1 findings at that level;\n"
 	"2 usage error (a PATH that does not exist, or is neither a file nor a\n"
@@ -105,7 +113,8 @@ static int run(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:e:vj:", longopts, NULL)) != -1) {
+	static const char shortopts[] = "f:o:e:vj:";
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -142,10 +151,7 @@ static int run(int argc, char **argv)
 			break;
 		}
 		default:
-			if (optopt && strchr("foej", optopt))
-				diag_error("scan: option -%c needs a value", optopt);
-			else
-				diag_error("scan: unknown option '%s' (see `gpuopt scan --help`)", argv[optind - 1]);
+			option_error("scan", argc, argv, shortopts, longopts);
 			goto out;
 		}
 	}

@@ -60,7 +60,7 @@ static bool cell_text(json_t *src, struct buf *cell)
  * jansson keeps no positions, so the notebook's text is walked once more
  * (it is valid JSON by then) to the cells' "source" strings: a string
  * holds no raw newline, so each is on one line of the file, and each "\n"
- * inside it ends one line of the cell. */
+ * (or a "\r" not followed by one) inside it ends one line of the cell. */
 
 struct cell_lines {
 	uint32_t *line; /* per cell line: the file line it starts on */
@@ -105,7 +105,10 @@ static bool js_string(struct jscan *s, struct cell_lines *cl, size_t *cur)
 		lines_push(cl, *cur, s->line);
 	while (s->p < s->end && *s->p != '"') {
 		if (*s->p == '\\' && s->p + 1 < s->end) {
-			bool nl = s->p[1] == 'n';
+			/* "\n" ends a line of the cell, and so does "\r" not
+			 * followed by "\n" (source_newlines) */
+			bool nl = s->p[1] == 'n' ||
+				  (s->p[1] == 'r' && !(s->end - s->p >= 4 && s->p[2] == '\\' && s->p[3] == 'n'));
 			s->p += 2;
 			if (nl && cl) {
 				++*cur;
@@ -519,6 +522,8 @@ bool notebook_to_source(const char *path, const char *json, size_t len,
 			goto fail;
 		}
 		j.file = i < nfl ? &fl[i] : NULL;
+		if (cell.data)
+			source_newlines(cell.data, cell.len);
 		add_cell(&j, cell.data ? cell.data : "", cell.len, (uint32_t)(i + 1));
 	}
 	for (size_t k = 0; k < nfl; k++)

@@ -1,7 +1,9 @@
 /* source: see source.h. Python's rules for source bytes: UTF-8 unless a
  * coding declaration in the first two lines says otherwise (PEP 263); we
  * accept UTF-8 (with or without BOM) and the latin-1 family, and refuse NUL
- * bytes (binary files) with a message that names the problem. */
+ * bytes (binary files) with a message that names the problem. Lines end as
+ * Python's reader ends them: at LF, CR LF or a CR alone (old Mac files), in
+ * any mix. */
 #include "source.h"
 
 #include <ctype.h>
@@ -92,6 +94,13 @@ static bool is_latin1_name(const char *e)
 	return false;
 }
 
+void source_newlines(char *text, size_t len)
+{
+	for (char *p = text, *end = text + len; (p = memchr(p, '\r', (size_t)(end - p))) != NULL; p++)
+		if (p + 1 == end || p[1] != '\n')
+			*p = '\n';
+}
+
 bool source_from_python(const char *path, const char *bytes, size_t len,
 			struct source *out, char **why)
 {
@@ -107,23 +116,29 @@ bool source_from_python(const char *path, const char *bytes, size_t len,
 		bytes += 3;
 		len -= 3;
 	}
-	size_t bad = utf8_check((const unsigned char *)bytes, len);
+	/* the lines as Python reads them, before the coding declaration (in
+	 * the first two) is looked for and bad bytes are placed on a line */
 	struct buf text = {0};
-	if (bad == len) {
-		buf_append(&text, bytes, len);
-	} else {
+	buf_append(&text, bytes, len);
+	source_newlines(text.data, len);
+	const char *t = text.data;
+	size_t bad = utf8_check((const unsigned char *)t, len);
+	if (bad != len) {
 		char enc[32];
-		if (!coding_cookie(bytes, len, enc, sizeof enc) || !is_latin1_name(enc)) {
+		if (!coding_cookie(t, len, enc, sizeof enc) || !is_latin1_name(enc)) {
 			size_t line = 1;
 			for (size_t i = 0; i < bad; i++)
-				line += bytes[i] == '\n';
+				line += t[i] == '\n';
 			*why = xasprintf("invalid UTF-8 at byte %zu (line %zu), and no latin-1 coding declaration", bad, line);
+			buf_free(&text);
 			return false;
 		}
 		/* latin-1 (cp1252 read as latin-1: close enough for names and calls) */
+		struct buf latin = text;
+		memset(&text, 0, sizeof text);
 		buf_reserve(&text, len * 2);
 		for (size_t i = 0; i < len; i++) {
-			unsigned char c = (unsigned char)bytes[i];
+			unsigned char c = (unsigned char)latin.data[i];
 			if (c < 0x80) {
 				buf_putc(&text, (char)c);
 			} else {
@@ -131,6 +146,7 @@ bool source_from_python(const char *path, const char *bytes, size_t len,
 				buf_putc(&text, (char)(0x80 | (c & 0x3F)));
 			}
 		}
+		buf_free(&latin);
 	}
 	out->path = xstrdup(path);
 	out->len = text.len;

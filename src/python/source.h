@@ -43,6 +43,12 @@ bool source_from_python(const char *path, const char *bytes, size_t len,
 
 void source_free(struct source *s); /* accepts a zeroed source */
 
+/* Python ends a line at LF, CR LF or a CR alone (universal newlines): each
+ * CR alone in text[0..len) becomes an LF, in place, so every reader after
+ * this one (the lexer, both parsers, line numbers, columns) sees LF or CR
+ * LF only. Byte offsets do not move. Cannot fail. */
+void source_newlines(char *text, size_t len);
+
 /* 1-based column, in Unicode code points, of byte offset `byte_col` within
  * the line starting at text + line_start. Constant time whatever the line's
  * length (at most a block is counted), so a long line of many findings

@@ -1,10 +1,13 @@
 /* cache: see cache.h.
  *
  * Entry format (native byte order; a cache is per machine): the magic
- * "GPUOPTC3", a u64 checksum (XXH3-64 of every byte after it: a damaged
- * entry is a miss, and the scan writes it again), u32 count, u32
- * syntax-error line and cell, then per finding
- * twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
+ * "GPUOPTC4", a u64 checksum (XXH3-64 of every byte after it, seeded with
+ * the XXH3-64 of the entry's 128-bit key, high half then low: a damaged
+ * entry is a miss, and the scan writes it again; so is an entry copied or
+ * moved over another key's file, sealed with a key not its name's), u32
+ * count, u32 syntax-error line and cell, u32 line and cell where the flow
+ * model's work budget ran out (0: it did not) and the string of the
+ * function it was in (C3 had neither), then per finding twelve u32 (line, col, end_line, end_col, cell, start_byte, end_byte,
  * rank, loop_line, the rule's index in the knowledge data, file_line,
  * file_end_line) and nine strings
  * (library, display, target, symbol, message, fix, headline, line_text,
@@ -20,9 +23,9 @@
  * says which content a path had. A file changed less than two seconds
  * before it was read is not indexed (its mtime could hide a later write
  * in the same tick), nor is anything whose stat changed since. Format:
- * "GPUOPTI3", the u64 checksum as above, u32 count, then per path u32
- * length, the bytes and a NUL,
- * seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
+ * "GPUOPTI3", the u64 checksum as above (bound to the salt instead of a
+ * key: another salt's index copied over this one is refused), u32 count,
+ * then per path u32 length, the bytes and a NUL, seven u64 (dev, ino, size, mtime s, mtime ns, ctime s, ctime ns), u8
  * notebook and the two u64 halves of the key. */
 #include "cache.h"
 
@@ -41,7 +44,7 @@
 #include "core/util.h"
 #include "core/version.h"
 
-#define MAGIC "GPUOPTC3"
+#define MAGIC "GPUOPTC4"
 #define INDEX_MAGIC "GPUOPTI3"
 #define HEAD 16 /* the magic and the checksum */
 #define NONE_LEN 0xFFFFFFFFu
@@ -80,36 +83,53 @@ static void index_free(struct cache *c);
 static void index_save(struct cache *c);
 static void note(struct cache *c, const struct source *src, const struct stat *st, XXH128_hash_t key);
 
-static uint64_t checksum(const char *data, size_t len)
+/* The checksum of a file's bytes after the head and of what names the file
+ * (an entry's key, the index's salt): a file copied or moved over another's
+ * name fails its check, as a damaged one does. */
+static uint64_t checksum(const char *data, size_t len, XXH128_hash_t bound)
 {
-	return len < HEAD ? 0 : XXH3_64bits(data + HEAD, len - HEAD);
+	if (len < HEAD)
+		return 0;
+	uint64_t words[2] = {bound.high64, bound.low64};
+	return XXH3_64bits_withSeed(data + HEAD, len - HEAD, XXH3_64bits(words, sizeof words));
 }
 
-void cache_seal(char *data, size_t len)
+/* What the index of salt binds its checksum to. */
+static XXH128_hash_t index_bound(uint64_t salt)
+{
+	return (XXH128_hash_t){.low64 = salt, .high64 = 0x696e646578ull /* "index" */};
+}
+
+static void seal(char *data, size_t len, XXH128_hash_t bound)
 {
 	if (len >= HEAD) {
-		uint64_t h = checksum(data, len);
+		uint64_t h = checksum(data, len, bound);
 		memcpy(data + 8, &h, sizeof h);
 	}
 }
 
-/* True when the bytes after the head are the ones the head's checksum was
- * made of. */
-static bool intact(const char *data, size_t len)
+void cache_seal(char *data, size_t len)
+{
+	seal(data, len, (XXH128_hash_t){0, 0});
+}
+
+/* True when the bytes after the head, named by bound, are the ones the
+ * head's checksum was made of. */
+static bool intact(const char *data, size_t len, XXH128_hash_t bound)
 {
 	uint64_t h;
 	if (len < HEAD)
 		return false;
 	memcpy(&h, data + 8, sizeof h);
-	return h == checksum(data, len);
+	return h == checksum(data, len, bound);
 }
 
-/* Seals b (its checksum) and writes it to path, whole or not at all. A
- * failed write only costs a re-scan; the directory is made on the first
- * failure, not checked on every write. */
-static void write_cache_file(char *path, struct buf *b)
+/* Seals b (its checksum, bound to what names it) and writes it to path,
+ * whole or not at all. A failed write only costs a re-scan; the directory
+ * is made on the first failure, not checked on every write. */
+static void write_cache_file(char *path, struct buf *b, XXH128_hash_t bound)
 {
-	cache_seal(b->data, b->len);
+	seal(b->data, b->len, bound);
 	char *why = NULL;
 	if (!write_file_replace(path, b->data, b->len, &why)) {
 		char *slash = strrchr(path, '/');
@@ -209,6 +229,9 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 	put_u32(&b, (uint32_t)res->n);
 	put_u32(&b, res->syntax_error_line);
 	put_u32(&b, res->syntax_error_cell);
+	put_u32(&b, res->budget_line);
+	put_u32(&b, res->budget_cell);
+	put_str(&b, res->budget_func);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct finding *f = &res->items[i];
 		uint32_t nums[] = {f->line, f->col, f->end_line, f->end_col, f->cell,
@@ -226,7 +249,7 @@ void cache_put(struct cache *c, const struct source *src, const struct stat *st,
 		put_str(&b, f->rank_reason);
 	}
 	char *path = key_path(c, key);
-	write_cache_file(path, &b);
+	write_cache_file(path, &b, key);
 	free(path);
 	buf_free(&b);
 	if (st)
@@ -343,12 +366,12 @@ static bool read_cache_file(char *path, const char *magic, size_t min, struct bu
 	return false;
 }
 
-/* Decodes an entry (data: len bytes from the magic on, then a NUL; taken)
- * into out, whose strings then point into data. */
-static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_result *out)
+/* Decodes the entry of key (data: len bytes from the magic on, then a NUL;
+ * taken) into out, whose strings then point into data. */
+static bool decode_entry(struct cache *c, XXH128_hash_t key, char *data, size_t len, struct scan_result *out)
 {
 	memset(out, 0, sizeof *out);
-	if (len < HEAD || memcmp(data, MAGIC, 8) != 0 || !intact(data, len)) {
+	if (len < HEAD || memcmp(data, MAGIC, 8) != 0 || !intact(data, len, key)) {
 		free(data);
 		return false;
 	}
@@ -356,13 +379,19 @@ static bool decode_entry(struct cache *c, char *data, size_t len, struct scan_re
 	uint32_t n = get_u32(&r);
 	out->syntax_error_line = get_u32(&r);
 	out->syntax_error_cell = get_u32(&r);
-	if (r.bad || n > len / 84) { /* each finding takes at least 84 bytes */
+	out->budget_line = get_u32(&r);
+	out->budget_cell = get_u32(&r);
+	uint32_t fl;
+	char *func = get_str(&r, &fl);
+	if (r.bad || n > len / 84 || (func && strlen(func) != fl)) { /* each finding takes at least 84 bytes */
 		free(data);
+		memset(out, 0, sizeof *out);
 		return false;
 	}
 	out->items = xcalloc(n ? n : 1, sizeof *out->items);
 	out->cap = n;
 	out->strings = data; /* the findings' strings point into the entry */
+	out->budget_func = func;
 	for (uint32_t i = 0; i < n && !r.bad; i++) {
 		struct finding *f = &out->items[out->n++];
 		uint32_t nums[12];
@@ -409,7 +438,7 @@ static bool get_by_key(struct cache *c, XXH128_hash_t key, struct scan_result *o
 	struct buf b = {0};
 	if (!read_cache_file(key_path(c, key), MAGIC, HEAD, &b))
 		return false;
-	return decode_entry(c, b.data, b.len, out);
+	return decode_entry(c, key, b.data, b.len, out);
 }
 
 bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out)
@@ -417,7 +446,7 @@ bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct sc
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, data, len);
 	copy[len] = '\0';
-	return decode_entry(c, copy, len, out);
+	return decode_entry(c, (XXH128_hash_t){0, 0}, copy, len, out);
 }
 
 /* ---- the stat index ---- */
@@ -456,11 +485,11 @@ static void index_free(struct cache *c)
 	c->nold = c->nslots = 0;
 }
 
-/* Parses an index's bytes (len of them, from the magic on) into c->old;
- * anything short or odd leaves it empty. */
-static void index_parse(struct cache *c, const char *data, size_t len)
+/* Parses an index's bytes (len of them, from the magic on, sealed with
+ * bound) into c->old; anything short or odd leaves it empty. */
+static void index_parse(struct cache *c, const char *data, size_t len, XXH128_hash_t bound)
 {
-	if (len < HEAD + 4 || memcmp(data, INDEX_MAGIC, 8) != 0 || !intact(data, len))
+	if (len < HEAD + 4 || memcmp(data, INDEX_MAGIC, 8) != 0 || !intact(data, len, bound))
 		return;
 	struct reader r = {(char *)data + HEAD, (char *)data + len, false};
 	uint32_t n = get_u32(&r);
@@ -509,14 +538,14 @@ static void index_load(struct cache *c)
 	struct buf b = {0};
 	if (!read_cache_file(index_path(c), INDEX_MAGIC, HEAD + 4, &b))
 		return;
-	index_parse(c, b.data, b.len);
+	index_parse(c, b.data, b.len, index_bound(c->salt));
 	buf_free(&b);
 }
 
 long cache_decode_index(const char *data, size_t len)
 {
 	struct cache c = {0};
-	index_parse(&c, data, len);
+	index_parse(&c, data, len, (XXH128_hash_t){0, 0});
 	long n = c.old ? (long)c.nold : -1;
 	index_free(&c);
 	return n;
@@ -622,7 +651,7 @@ static void index_save(struct cache *c)
 	memcpy(b.data + HEAD, &n, sizeof n);
 	free(seen);
 	char *path = index_path(c);
-	write_cache_file(path, &b);
+	write_cache_file(path, &b, index_bound(c->salt));
 	free(path);
 	buf_free(&b);
 }

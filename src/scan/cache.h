@@ -5,9 +5,10 @@
  * $XDG_CACHE_HOME/gpuopt/VERSION/ (default ~/.cache/gpuopt/VERSION/), one
  * file each, written whole or not at all, so concurrent scans share it
  * safely. An index of path stats lets a re-scan find an unchanged file
- * without reading it. Each file carries a checksum of its bytes: a damaged
- * one is a miss (and is written again). Any problem with the cache only
- * costs a re-scan. */
+ * without reading it. Each file carries a checksum of its bytes and of the
+ * key that names it: a damaged one, or one copied over another's name, is
+ * a miss (and is written again). Any problem with the cache only costs a
+ * re-scan. */
 #ifndef GPUOPT_CACHE_H
 #define GPUOPT_CACHE_H
 
@@ -47,15 +48,17 @@ bool cache_get_unchanged(struct cache *c, const char *path, const struct stat *s
 bool cache_known_unchanged(struct cache *c, const char *path, const struct stat *st);
 
 /* For the fuzz target and tests: what a read of these bytes from the cache
- * directory would give. cache_decode_entry fills out (as cache_get) when
- * data is a valid entry; cache_decode_index returns how many paths data
- * holds as an index, or -1 when it is not one. */
+ * directory would give, as the entry of key 0 or the index of that key.
+ * cache_decode_entry fills out (as cache_get) when data is a valid entry;
+ * cache_decode_index returns how many paths data holds as an index, or -1
+ * when it is not one. */
 bool cache_decode_entry(struct cache *c, const char *data, size_t len, struct scan_result *out);
 long cache_decode_index(const char *data, size_t len);
 
 /* For the fuzz target: makes the checksum of an entry's or index's bytes
- * (len of them, from the magic on) match the rest, as a write does, so
- * changed bytes reach the decoder instead of the checksum's refusal. */
+ * (len of them, from the magic on) match the rest and key 0, as a write
+ * does, so changed bytes reach the decoder instead of the checksum's
+ * refusal. */
 void cache_seal(char *data, size_t len);
 
 #endif

@@ -10,7 +10,8 @@
  * signature, recursion cut); whatever was not run that way is run once,
  * standalone, at the end, with unknown parameters — or with the project's
  * values and hot loop when another module calls it. Work is bounded by a
- * budget of evaluated nodes per file; past it values are unknown. */
+ * budget of evaluated nodes per file; past it values are unknown, and where
+ * it ran out is the caller's to say (flow_stop). */
 #include "flow.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "core/symtab.h"
 #include "core/util.h"
+#include "env.h"
 #include "project.h"
 
 #define FLOW_LOOP_ROUNDS 3
@@ -29,16 +31,6 @@
 #define FLOW_MAX_NEST 96     /* expressions and statements nested deeper are unknown */
 
 /* ---- state ---- */
-
-struct ent {
-	const char *name; /* interned */
-	struct val v;
-};
-
-struct env {
-	struct ent *e;
-	uint32_t n, cap;
-};
 
 struct tstate {
 	bool pending;   /* GPU work launched and not waited for */
@@ -129,6 +121,7 @@ struct flow {
 	int nest;            /* eval / exec recursion depth */
 	const char *module;
 	struct flow_summary *sum;
+	struct flow_stop stop; /* where the budget ran out (line 0: it has not) */
 };
 
 /* ---- small helpers ---- */
@@ -248,7 +241,7 @@ bool val_on_device(const struct val *v)
 	return v->kind == V_DEVICE_ARRAY || v->kind == V_DEVICE_SCALAR;
 }
 
-static bool val_eq(const struct val *a, const struct val *b)
+bool val_eq(const struct val *a, const struct val *b)
 {
 	return a->kind == b->kind && a->fam == b->fam && a->flags == b->flags && a->ref == b->ref &&
 	       a->ref2 == b->ref2 && a->qual == b->qual && a->n == b->n;
@@ -391,68 +384,15 @@ static struct val join(struct flow *f, struct val a, struct val b)
 
 /* ---- envs ---- */
 
-static struct ent *env_find(const struct env *e, const char *name)
+static struct val join_of(void *ctx, struct val a, struct val b)
 {
-	for (uint32_t i = e->n; i-- > 0;)
-		if (e->e[i].name == name)
-			return &e->e[i];
-	return NULL;
-}
-
-static void env_set(struct env *e, const char *name, struct val v)
-{
-	struct ent *x = env_find(e, name);
-	if (x) {
-		x->v = v;
-		return;
-	}
-	if (e->n == e->cap) {
-		e->cap = e->cap ? e->cap * 2 : 16;
-		e->e = xrealloc(e->e, e->cap * sizeof *e->e);
-	}
-	e->e[e->n++] = (struct ent){name, v};
-}
-
-static struct env env_copy(const struct env *e)
-{
-	struct env c = {0};
-	if (e->n) {
-		c.cap = e->n;
-		c.n = e->n;
-		c.e = xmalloc(c.cap * sizeof *c.e);
-		memcpy(c.e, e->e, e->n * sizeof *e->e);
-	}
-	return c;
-}
-
-static void env_free(struct env *e)
-{
-	free(e->e);
-	memset(e, 0, sizeof *e);
+	return join(ctx, a, b);
 }
 
 /* dst = dst joined with src (a name bound on one side only keeps its value). */
-static void env_join(struct flow *f, struct env *dst, const struct env *src)
+static void env_join_f(struct flow *f, struct env *dst, const struct env *src)
 {
-	for (uint32_t i = 0; i < src->n; i++) {
-		struct ent *x = env_find(dst, src->e[i].name);
-		if (x)
-			x->v = join(f, x->v, src->e[i].v);
-		else
-			env_set(dst, src->e[i].name, src->e[i].v);
-	}
-}
-
-static bool env_same(const struct env *a, const struct env *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (uint32_t i = 0; i < a->n; i++) {
-		struct ent *x = env_find(b, a->e[i].name);
-		if (!x || !val_eq(&x->v, &a->e[i].v))
-			return false;
-	}
-	return true;
+	env_join(dst, src, join_of, f);
 }
 
 static void ts_join(struct tstate *a, const struct tstate *b)
@@ -741,11 +681,11 @@ static bool is_global(const struct frame *fr, const char *name)
 static struct val lookup(struct flow *f, const char *name)
 {
 	for (struct frame *fr = f->cur; fr; fr = NULL) {
-		struct ent *e = env_find(&fr->env, name);
+		const struct env_ent *e = env_find(&fr->env, name);
 		if (e)
 			return e->v;
 	}
-	struct ent *e = env_find(&f->modframe->env, name);
+	const struct env_ent *e = env_find(&f->modframe->env, name);
 	return e ? e->v : V(V_UNKNOWN);
 }
 
@@ -754,7 +694,7 @@ struct val flow_lookup(const struct flow *f, const char *name, size_t len)
 	const struct binding *b = symtab_get(&f->pool, name, len);
 	if (!b)
 		return V(V_UNKNOWN);
-	struct ent *e = env_find(&f->cur->env, b->name);
+	const struct env_ent *e = env_find(&f->cur->env, b->name);
 	if (!e)
 		e = env_find(&f->modframe->env, b->name);
 	return e ? e->v : V(V_UNKNOWN);
@@ -876,7 +816,7 @@ static void bind_target(struct flow *f, PNode t, struct val v, int depth)
 		if (o.kind == V_INSTANCE && o.ref >= 0 && o.ref < (int)f->ncls) {
 			struct env *a = &f->cls[o.ref].attrs;
 			const char *an = node_name(f, F(f, t, F_ATTRIBUTE));
-			struct ent *x = env_find(a, an);
+			const struct env_ent *x = env_find(a, an);
 			env_set(a, an, x ? join(f, x->v, v) : v);
 		}
 		eval(f, obj);
@@ -2396,7 +2336,7 @@ static struct val eval_call(struct flow *f, PNode call)
 			/* self.conv(x): a value the instance holds (a layer, a
 			 * function), called as that value is */
 			for (int ci = recv.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
-				struct ent *e = env_find(&f->cls[ci].attrs, attr);
+				const struct env_ent *e = env_find(&f->cls[ci].attrs, attr);
 				if (e && e->v.kind == V_UNKNOWN && (recv.flags & VF_GPU) && !any_host_array(&a)) {
 					/* self.network(x) in a module sent to the GPU: a layer
 					 * it holds (nn.Sequential(...), which the model does
@@ -2560,7 +2500,7 @@ static struct val eval_attribute(struct flow *f, PNode n)
 		if (o.ref >= 0) {
 			const char *an2 = intern(f, attr, alen);
 			for (int ci = o.ref, guard = 0; ci >= 0 && guard < 16; ci = f->cls[ci].base, guard++) {
-				struct ent *e = env_find(&f->cls[ci].attrs, an2);
+				const struct env_ent *e = env_find(&f->cls[ci].attrs, an2);
 				if (e)
 					return e->v;
 			}
@@ -2683,10 +2623,35 @@ static struct val eval_test(struct flow *f, PNode n)
 
 static struct val eval_node(struct flow *f, PNode n);
 
-/* Bounded recursion: a deeply nested expression is unknown past the bound. */
+/* Records that the budget ran out at n (the first time only): its line and
+ * the function being analysed, as the user names it (Class.method). */
+static void budget_spent(struct flow *f, PNode n)
+{
+	if (f->stop.line)
+		return;
+	f->stop.line = flow_user_line(f, n, &f->stop.cell);
+	if (f->cur->fn >= 0) {
+		const char *q = f->fns[f->cur->fn].qual;
+		size_t ml = f->module ? strlen(f->module) : 0;
+		if (ml && strncmp(q, f->module, ml) == 0 && q[ml] == '.')
+			q += ml + 1;
+		f->stop.func = xstrdup(q);
+	}
+}
+
+/* Bounded recursion: a deeply nested expression is unknown past the bound;
+ * so is everything once the budget is spent. */
 static struct val eval(struct flow *f, PNode n)
 {
-	if (pn_is_null(n) || f->budget-- <= 0 || f->nest >= FLOW_MAX_NEST)
+	if (pn_is_null(n))
+		return V(V_UNKNOWN);
+	if (f->budget-- <= 0) {
+		budget_spent(f, n);
+		return V(V_UNKNOWN);
+	}
+	if (f->budget == 0) /* the last node it pays for: the statements stop here */
+		budget_spent(f, n);
+	if (f->nest >= FLOW_MAX_NEST)
 		return V(V_UNKNOWN);
 	f->nest++;
 	struct val v = eval_node(f, n);
@@ -3115,7 +3080,7 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
 			eval_test(f, cond);
 		exec_block(f, body);
 		fr->dead = false;
-		env_join(f, &fr->env, &in);
+		env_join_f(f, &fr->env, &in);
 		ts_join(&fr->ts, &tin);
 		bool same = env_same(&fr->env, &in);
 		env_free(&in);
@@ -3136,7 +3101,7 @@ static void run_loop(struct flow *f, PNode stmt, PNode target, struct val elem, 
 	 * in the body): the loop is taken to run at least once, so nothing
 	 * queued before it is still pending at its exit */
 	bool synced = !fr->ts.pending && !fr->ts.since;
-	env_join(f, &fr->env, &in);
+	env_join_f(f, &fr->env, &in);
 	ts_join(&fr->ts, &tin);
 	if (synced)
 		fr->ts.pending = fr->ts.since = false;
@@ -3416,7 +3381,10 @@ static void exec_if(struct flow *f, PNode s)
 			cuda_arm = i;
 	/* `if xp is cupy: x = x.get()`: a branch that brings a device value home
 	 * leaves it on the host whichever way the test went */
-	struct ent back[16];
+	struct back {
+		const char *name;
+		struct val v;
+	} back[16];
 	int nback = 0;
 	for (int i = 0; i < n; i++) {
 		env_free(&fr->env);
@@ -3440,18 +3408,23 @@ static void exec_if(struct flow *f, PNode s)
 		}
 		if (i == cuda_arm)
 			tcuda = fr->ts;
-		for (uint32_t e = 0; e < fr->env.n && nback < 16; e++) {
-			struct ent *x = &fr->env.e[e];
-			struct ent *old_e = env_find(&before, x->name);
+		/* the names this arm bound or changed, in order (one it left as
+		 * it was is no value brought home by it) */
+		size_t nchanged;
+		const struct env_ent **changed = env_changed(&fr->env, &before, &nchanged);
+		for (size_t e = 0; e < nchanged && nback < 16; e++) {
+			const struct env_ent *x = changed[e];
+			const struct env_ent *old_e = env_find(&before, x->name);
 			if ((x->v.flags & VF_BACK) && (!old_e || val_on_device(&old_e->v)))
-				back[nback++] = *x;
+				back[nback++] = (struct back){x->name, x->v};
 		}
+		free(changed);
 		if (!any) {
 			out = env_copy(&fr->env);
 			tout = fr->ts;
 			any = true;
 		} else {
-			env_join(f, &out, &fr->env);
+			env_join_f(f, &out, &fr->env);
 			ts_join(&tout, &fr->ts);
 		}
 	}
@@ -3460,7 +3433,7 @@ static void exec_if(struct flow *f, PNode s)
 			out = env_copy(&before);
 			tout = tbefore;
 		} else {
-			env_join(f, &out, &before);
+			env_join_f(f, &out, &before);
 			ts_join(&tout, &tbefore);
 		}
 		any = true;
@@ -3542,13 +3515,13 @@ static void exec_try(struct flow *f, PNode s)
 		if (kind == NK_EXCEPT || kind == NK_EXCEPT_GROUP) {
 			env_free(&fr->env);
 			fr->env = env_copy(&before);
-			env_join(f, &fr->env, &after);
+			env_join_f(f, &fr->env, &after);
 			uint32_t m = pn_named_child_count(c);
 			for (uint32_t j = 0; j < m; j++)
 				if (K(f, pn_named_child(c, j)) == NK_BLOCK)
 					exec_block(f, pn_named_child(c, j));
 			if (!fr->dead)
-				env_join(f, &after, &fr->env);
+				env_join_f(f, &after, &fr->env);
 			fr->dead = false;
 		} else if (kind == NK_ELSE) {
 			env_free(&fr->env);
@@ -4113,6 +4086,10 @@ void flow_run(const struct flow_options *o, PNode root)
 	mod.dead = false;
 	run_standalone(&f);
 	summarize(&f);
+	if (o->stop)
+		*o->stop = f.stop;
+	else
+		free(f.stop.func);
 	env_free(&mod.env);
 	for (size_t i = 0; i < f.ncls; i++)
 		env_free(&f.cls[i].attrs);

@@ -75,6 +75,9 @@ struct val {
 };
 
 bool val_on_device(const struct val *v); /* a device array or scalar */
+/* The same value as far as the model tells values apart (not where it was
+ * made, nor a known integer). */
+bool val_eq(const struct val *a, const struct val *b);
 
 /* Where an event happens. */
 struct flow_place {
@@ -156,6 +159,16 @@ struct flow_summary {
 
 struct project; /* project.h */
 
+/* Where flow_run stopped for its work budget (a bound on the nodes it
+ * evaluates per file): past it values are unknown and the passes see no
+ * more events, so findings of the GPU rules past it may be missing. */
+struct flow_stop {
+	uint32_t line, cell; /* 1-based line (in its cell, cell 1-based, in a notebook; else cell 0);
+			      * line 0: the budget did not run out */
+	char *func;          /* owned: the function being analysed then ("Class.method"), NULL at
+			      * module level */
+};
+
 struct flow_options {
 	const struct kb *kb;
 	const struct nodeinfo *ni;
@@ -166,6 +179,7 @@ struct flow_options {
 	size_t npasses;
 	void *pass_ctx;
 	struct flow_summary *summary; /* filled when not NULL (the caller frees it) */
+	struct flow_stop *stop;       /* filled when not NULL (zeroed first; the caller frees func) */
 };
 
 /* Runs the model over the tree; events go to the passes. */

@@ -75,11 +75,13 @@ void scan_result_free(struct scan_result *r)
 {
 	if (!r)
 		return;
-	if (r->strings)
+	if (r->strings) {
 		free(r->strings);
-	else
+	} else {
 		for (size_t i = 0; i < r->n; i++)
 			finding_free(&r->items[i]);
+		free(r->budget_func);
+	}
 	free(r->items);
 	memset(r, 0, sizeof *r);
 }
@@ -488,7 +490,12 @@ static void run_flow(struct pyscanner *ps, const struct source *src, const struc
 		.passes = gpu_rule_passes, .npasses = gpu_rule_npasses, .pass_ctx = &g,
 		.summary = pp ? pp->summary : NULL,
 	};
+	struct flow_stop stop = {0};
+	o.stop = &stop;
 	flow_run(&o, root);
+	out->budget_line = stop.line;
+	out->budget_cell = stop.cell;
+	out->budget_func = stop.func;
 	drop_ports(out, &g);
 	gpu_rules_free(&g);
 }

@@ -45,8 +45,14 @@ struct scan_result {
 	size_t n, cap;
 	uint32_t syntax_error_line; /* 1-based line of the first syntax error, 0 if none */
 	uint32_t syntax_error_cell;
+	/* Not fully analysed: the flow model's work budget ran out at this
+	 * line (in its cell, for a notebook; 0: it did not), in this function
+	 * ("Class.method", owned; NULL: at module level); the GPU rules
+	 * (GPU601-605) saw nothing past it. */
+	uint32_t budget_line, budget_cell;
+	char *budget_func;
 	char *strings; /* when set (results read from the cache), every finding's
-			* owned strings live in this one block instead */
+			* owned strings, and budget_func, live in this one block instead */
 };
 
 /* A reusable scanner: owns its parsers and a syntax tree. One per thread. */

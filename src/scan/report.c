@@ -73,6 +73,7 @@ void report_file(struct report *r, const struct scan_file *sf)
 	}
 	r->counts.files_scanned++;
 	r->counts.notebooks += sf->notebook;
+	r->counts.files_not_fully_analysed += sf->res.syntax_error_line || sf->res.budget_line;
 	for (size_t k = 0; k < sf->res.n; k++) {
 		const struct finding *f = &sf->res.items[k];
 		r->counts.findings++;

@@ -30,9 +30,12 @@ struct report_options {
 	bool color;   /* text: ANSI colour */
 };
 
-/* Totals over everything reported. */
+/* Totals over everything reported. A file not fully analysed was scanned
+ * (it counts in files_scanned) as far as it could be: a syntax error, or the
+ * flow model's work budget spent (struct scan_result). */
 struct scan_counts {
 	size_t files_scanned, notebooks, files_with_errors, findings;
+	size_t files_not_fully_analysed;
 	size_t by_severity[3];
 };
 
@@ -80,7 +83,8 @@ struct report {
 	const struct report_format_ops *ops;
 	struct scan_counts counts;
 	struct ptrvec errors;  /* struct path_error *, owned: unreadable paths, in order */
-	struct ptrvec notices; /* char *, owned: JSON objects of syntax-error notices */
+	struct ptrvec notices; /* char *, owned: JSON objects of the notices of files not fully
+				* analysed (gpuopt JSON: notices; SARIF: notifications) */
 	struct tally tallies[5]; /* target, category, severity, library, rule */
 	json_t *by_target, *by_category, *by_severity, *by_library, *by_rule; /* at the end */
 	size_t nresults;       /* findings written so far (JSON/SARIF commas) */

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "core/paths.h"
-#include "report.h"
 #include "core/version.h"
+#include "python/source.h"
+#include "report.h"
 
 /* ---- buffer writers for the per-finding hot path ---- */
 
@@ -31,13 +32,52 @@ static inline void b_str(struct buf *b, const char *s)
 /* A string literal, without strlen. */
 #define B_LIT(b, lit) put((b), (lit), sizeof(lit) - 1)
 
-/* Bytes JSON must escape inside a string. */
-static bool needs_escape(unsigned char ch)
+/* Bytes JSON must escape inside a string, and those that begin a UTF-8
+ * character (to be checked: a file's name may be any bytes). */
+static bool needs_look(unsigned char ch)
 {
-	return ch < 0x20 || ch == '"' || ch == '\\';
+	return ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80;
 }
 
-/* s as a JSON string literal, or null. */
+/* The length of the UTF-8 character at p (n > 0 bytes left, p[0] >= 0x80),
+ * or 0 when the bytes there are not one. */
+static size_t utf8_char(const unsigned char *p, size_t n)
+{
+	if (utf8_check(p, n < 4 ? n : 4) == 0)
+		return 0;
+	return p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : 2;
+}
+
+/* The one rule for text in scan's JSON and SARIF (a file's name, above
+ * all, which may be any bytes): the output is always UTF-8; a byte that is
+ * not part of a UTF-8 character is written %XX (upper-case hex), as the
+ * SARIF uri writes it. Appends s[0..n) so, without quotes or JSON escapes. */
+static void put_utf8(struct buf *b, const unsigned char *p, size_t n)
+{
+	char esc[4];
+	for (size_t i = 0; i < n;) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_char(p + i, n - i);
+		if (k) {
+			put(b, p + i, k);
+			i += k;
+		} else {
+			snprintf(esc, sizeof esc, "%%%02X", p[i++]);
+			put(b, esc, 3);
+		}
+	}
+}
+
+/* s by the rule of put_utf8, as a C string for jansson. Owned. */
+static char *utf8_text(const char *s)
+{
+	struct buf b = {0};
+	put_utf8(&b, (const unsigned char *)s, strlen(s));
+	buf_putc(&b, '\0'); /* terminates (put does not) */
+	return buf_steal(&b);
+}
+
+/* s as a JSON string literal (put_utf8's rule for bytes that are not
+ * UTF-8), or null. */
 static void b_json(struct buf *b, const char *s)
 {
 	if (!s) {
@@ -45,36 +85,30 @@ static void b_json(struct buf *b, const char *s)
 		return;
 	}
 	size_t n = strlen(s);
-	buf_reserve(b, n + 2);
-	char *o = b->data + b->len;
-	*o++ = '"';
 	const unsigned char *p = (const unsigned char *)s;
-	/* the plain prefix, eight bytes at a time: a byte < 0x20, '"' or '\\'
-	 * stops it (SWAR zero-byte tests) */
+	buf_reserve(b, n + 2);
+	b->data[b->len++] = '"';
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w, q, bs;
-		memcpy(&w, p + i, 8);
-		q = w ^ (ones * '"');
-		bs = w ^ (ones * '\\');
-		uint64_t hit = ((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs;
-		if (hit)
+	for (size_t i = 0; i < n;) {
+		/* the plain run, eight bytes at a time: a byte < 0x20, '"', '\\'
+		 * or one with its high bit set stops it (SWAR zero-byte tests) */
+		size_t j = i;
+		for (; j + 8 <= n; j += 8) {
+			uint64_t w, q, bs;
+			memcpy(&w, p + j, 8);
+			q = w ^ (ones * '"');
+			bs = w ^ (ones * '\\');
+			if ((((w - ones * 0x20) | (q - ones) | (bs - ones)) & ~w & highs) | (w & highs))
+				break;
+		}
+		while (j < n && !needs_look(p[j]))
+			j++;
+		put(b, p + i, j - i);
+		if (j == n)
 			break;
-	}
-	for (; i < n && !needs_escape(p[i]); i++)
-		;
-	memcpy(o, p, i);
-	o += i;
-	b->len = (size_t)(o - b->data);
-	if (i == n) {
-		b->data[b->len++] = '"';
-		return;
-	}
-	/* the rare string with something to escape */
-	for (; i < n; i++) {
-		unsigned char ch = p[i];
+		unsigned char ch = p[j];
 		char esc[8];
+		size_t k;
 		switch (ch) {
 		case '"': B_LIT(b, "\\\""); break;
 		case '\\': B_LIT(b, "\\\\"); break;
@@ -85,11 +119,15 @@ static void b_json(struct buf *b, const char *s)
 			if (ch < 0x20) {
 				snprintf(esc, sizeof esc, "\\u%04x", ch);
 				put(b, esc, 6);
+			} else if ((k = utf8_char(p + j, n - j)) != 0) {
+				put(b, p + j, k);
+				j += k - 1;
 			} else {
-				put(b, &ch, 1);
+				put_utf8(b, p + j, 1);
 			}
 			break;
 		}
+		i = j + 1;
 	}
 	put(b, "\"", 1);
 }
@@ -137,18 +175,80 @@ static void json_begin(struct report *r)
 	fprintf(r->out, "{\n  \"tool\": \"gpuopt\",\n  \"version\": \"%s\",\n  \"findings\": [", GPUOPT_VERSION);
 }
 
-/* A syntax-error notice, for the end. */
+static char *path_uri(const char *path);
+
+/* What the notices of a file not fully analysed say (func: the function
+ * the budget ran out in, or NULL). Owned. */
+static char *notice_text(bool budget, const char *func)
+{
+	if (!budget)
+		return xstrdup("syntax error: scanned as far as the parser recovered");
+	return xasprintf("not fully analysed: the flow model's work budget ran out here%s%s%s, so the GPU "
+			 "rules (GPU601-GPU605) did not look past it",
+			 func ? ", in " : "", func ? func : "", func ? "()" : "");
+}
+
+/* The notices of a file not fully analysed, as JSON objects in the format's
+ * shape (sarif: SARIF notifications), for the end. */
+static void add_notices(struct report *r, const struct scan_file *sf, bool sarif)
+{
+	const struct scan_result *res = &sf->res;
+	for (int k = 0; k < 2; k++) {
+		uint32_t line = k ? res->budget_line : res->syntax_error_line;
+		uint32_t cell = k ? res->budget_cell : res->syntax_error_cell;
+		if (!line)
+			continue;
+		char *path = utf8_text(sf->path);
+		char *func = k && res->budget_func ? utf8_text(res->budget_func) : NULL;
+		const char *kind = k ? "budget" : "syntax-error";
+		char *message = notice_text(k, func);
+		json_t *n = json_object();
+		if (!sarif) {
+			json_object_set_new(n, "path", json_string(path));
+			json_object_set_new(n, "line", json_integer(line));
+			if (sf->notebook)
+				json_object_set_new(n, "cell", json_integer(cell));
+			json_object_set_new(n, "kind", json_string(kind));
+			if (k)
+				json_object_set_new(n, "function", func ? json_string(func) : json_null());
+			json_object_set_new(n, "message", json_string(message));
+		} else {
+			char *uri = path_uri(sf->path);
+			char *text = xasprintf("%s: %s", path, message);
+			json_t *loc = json_pack("{s:{s:s}}", "artifactLocation", "uri", uri);
+			/* a notebook's cell line is not a line of the .ipynb file: in properties */
+			if (!sf->notebook)
+				json_object_set_new(loc, "region", json_pack("{s:i}", "startLine", (json_int_t)line));
+			json_t *props = json_pack("{s:s}", "kind", kind);
+			if (sf->notebook) {
+				json_object_set_new(props, "cell", json_integer(cell));
+				json_object_set_new(props, "lineInCell", json_integer(line));
+			}
+			json_object_set_new(n, "level", json_string("warning"));
+			json_object_set_new(n, "message", json_pack("{s:s}", "text", text));
+			json_object_set_new(n, "locations", json_pack("[{s:o}]", "physicalLocation", loc));
+			json_object_set_new(n, "properties", props);
+			free(text);
+			free(uri);
+		}
+		char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
+		if (dumped)
+			ptrvec_push(&r->notices, dumped);
+		json_decref(n);
+		free(message);
+		free(func);
+		free(path);
+	}
+}
+
 static void json_file(struct report *r, const struct scan_file *sf)
 {
-	if (sf->res.syntax_error_line) {
-		json_t *n = json_pack("{s:s, s:i, s:s}", "path", sf->path, "line",
-				      (json_int_t)sf->res.syntax_error_line, "message",
-				      "syntax error: scanned as far as the parser recovered");
-		if (sf->notebook)
-			json_object_set_new(n, "cell", json_integer(sf->res.syntax_error_cell));
-		ptrvec_push(&r->notices, json_dumps(n, JSON_PRESERVE_ORDER));
-		json_decref(n);
-	}
+	add_notices(r, sf, false);
+}
+
+static void sarif_file(struct report *r, const struct scan_file *sf)
+{
+	add_notices(r, sf, true);
 }
 
 /* Each finding as ",\n    {...}" (report_file drops the very first comma). */
@@ -212,6 +312,7 @@ static void json_end(struct report *r, double seconds)
 	json_object_set_new(summary, "files_scanned", json_integer((json_int_t)n->files_scanned));
 	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n->notebooks));
 	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n->files_with_errors));
+	json_object_set_new(summary, "files_not_fully_analysed", json_integer((json_int_t)n->files_not_fully_analysed));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)n->findings));
 	json_object_set_new(summary, "by_target", json_incref(r->by_target));
 	json_object_set_new(summary, "by_category", json_incref(r->by_category));
@@ -360,7 +461,9 @@ static void sarif_end(struct report *r, double seconds)
 	json_t *notes = json_array();
 	for (size_t i = 0; i < r->errors.len; i++) {
 		const struct path_error *e = r->errors.items[i];
-		char *text = xasprintf("%s: %s", e->path, e->message);
+		char *raw = xasprintf("%s: %s", e->path, e->message);
+		char *text = utf8_text(raw);
+		free(raw);
 		char *uri = path_uri(e->path);
 		json_array_append_new(notes, json_pack("{s:s, s:{s:s}, s:[{s:{s:{s:s}}}]}",
 						       "level", "error", "message", "text", text,
@@ -368,6 +471,8 @@ static void sarif_end(struct report *r, double seconds)
 		free(uri);
 		free(text);
 	}
+	for (size_t i = 0; i < r->notices.len; i++)
+		json_array_append_new(notes, json_loads(r->notices.items[i], 0, NULL));
 	fputs(r->nresults ? "\n      ],\n      \"invocations\": [{\"executionSuccessful\": true, "
 			    "\"toolExecutionNotifications\": "
 			  : "],\n      \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": ",
@@ -376,4 +481,4 @@ static void sarif_end(struct report *r, double seconds)
 	fputs("}]\n    }\n  ]\n}\n", r->out);
 }
 
-const struct report_format_ops report_sarif_ops = {sarif_begin, NULL, sarif_render, sarif_end};
+const struct report_format_ops report_sarif_ops = {sarif_begin, sarif_file, sarif_render, sarif_end};

@@ -202,6 +202,16 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 			fprintf(out, "  %snote%s: syntax error at line %u; scanned as far as the parser recovered\n",
 				s->cyan, s->reset, sf->res.syntax_error_line);
 	}
+	if (sf->res.budget_line) {
+		fprintf(out, "  %snote%s: not fully analysed: the flow model's work budget ran out at ", s->cyan,
+			s->reset);
+		if (sf->notebook)
+			fprintf(out, "cell %u, ", sf->res.budget_cell);
+		fprintf(out, "line %u", sf->res.budget_line);
+		if (sf->res.budget_func)
+			fprintf(out, " in %s()", sf->res.budget_func);
+		fputs(", so the GPU rules (GPU601-GPU605) did not look past it\n", out);
+	}
 	headlines(out, s, sf);
 	/* The exceptions that stand out, hottest first, with a code frame. */
 	const struct finding **order = xmalloc(sf->res.n * sizeof *order);
@@ -276,7 +286,7 @@ static void text_begin(struct report *r)
 
 static void text_file(struct report *r, const struct scan_file *sf)
 {
-	if (sf->res.n || sf->res.syntax_error_line)
+	if (sf->res.n || sf->res.syntax_error_line || sf->res.budget_line)
 		file_section(r->out, style_of(r), sf, &r->opt);
 }
 
@@ -300,6 +310,9 @@ static void text_end(struct report *r, double seconds)
 	if (n->findings)
 		fprintf(out, " (%zu error, %zu warning, %zu note)", n->by_severity[SEV_ERROR],
 			n->by_severity[SEV_WARNING], n->by_severity[SEV_NOTE]);
+	if (n->files_not_fully_analysed)
+		fprintf(out, "; %zu file%s not fully analysed (see the notes)", n->files_not_fully_analysed,
+			n->files_not_fully_analysed == 1 ? "" : "s");
 	if (n->files_with_errors)
 		fprintf(out, "; %s%zu path%s could not be scanned%s", s->red, n->files_with_errors,
 			n->files_with_errors == 1 ? "" : "s", s->reset);

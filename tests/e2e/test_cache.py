@@ -5,6 +5,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from conftest import run
 
 CODE = "import numpy as np\nimport scipy.signal\nx = np.fft.fft(np.ones(8))\nfor i in range(3):\n    v = np.geomspace(1, 3, 3)\n"
@@ -77,7 +79,7 @@ def test_damaged_entry_is_a_miss(tmp_path):
     cache = tmp_path / "cache"
     first = scan(src, cache)
     (entry,) = entries(cache)
-    for damage in (b"", b"GPUOPTC3", entry.read_bytes()[:-3], b"GPUOPTC3" + b"\xff" * 64):
+    for damage in (b"", b"GPUOPTC4", entry.read_bytes()[:-3], b"GPUOPTC4" + b"\xff" * 64):
         entry.write_bytes(damage)
         assert scan(src, cache) == first
     # and an unwritable cache directory only costs the cache
@@ -127,3 +129,35 @@ def test_unchanged_file_is_found_by_its_stat(tmp_path):
     for damage in (b"", b"GPUOPTI3", index.read_bytes()[:-5], b"GPUOPTI2\xff\xff\xff\x7f"):
         index.write_bytes(damage)
         assert scan(src, cache) == after
+
+
+def entry_files(cache):
+    return [p for p in entries(cache) if not p.name.startswith("index-")]
+
+
+@pytest.mark.parametrize("found_by", ["stat", "content"])
+def test_entry_copied_over_another_is_not_served(tmp_path, found_by):
+    # issue 25: an entry is bound to its key inside its checksum, so a valid
+    # entry copied (or moved) over another file's name fails its check: a
+    # miss, scanned again, not the other file's findings
+    import time
+    cache = tmp_path / "cache"
+    a = tmp_path / "a.py"
+    a.write_text(CODE)
+    b = tmp_path / "b.py"
+    b.write_text("import numpy as np\nimport scipy.signal\ny = np.nanpercentile(np.ones(8), 5)\n")
+    time.sleep(2.2)  # old enough for the index of stats
+    first_a = scan(a, cache)
+    (entry_a,) = entry_files(cache)
+    first_b = scan(b, cache)
+    (entry_b,) = [p for p in entry_files(cache) if p != entry_a]
+    assert first_a["findings"] != first_b["findings"]
+    entry_b.write_bytes(entry_a.read_bytes())
+    if found_by == "content":  # no index: b is read, hashed and its entry read
+        for p in index_files(cache):
+            p.unlink()
+    else:
+        assert index_files(cache)
+    assert scan(b, cache) == first_b
+    assert entry_b.read_bytes() != entry_a.read_bytes()  # written again, its own
+    assert scan(a, cache) == first_a

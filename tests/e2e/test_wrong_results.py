@@ -78,3 +78,48 @@ def test_trace_show_refuses_a_device_from_its_first_bytes(path):
     rc, seconds, peak_kib = out.split("\n", 1)[0].split()
     assert rc == "2" and "is not a gpuopt trace: it does not begin with a JSON object" in out, out
     assert float(seconds) < 5 and int(peak_kib) < 200_000, out
+
+
+def long_loop(path, n):
+    """A GPU training step whose loop holds n statements, then a copy back in a
+    loop at module level that the GPU rules find when they get that far."""
+    lines = ["import cupy as cp", "", "", "class Trainer:", "    def step(self):", "        for i in range(10):"]
+    lines += [f"            a{k % 50} = cp.zeros(3)" for k in range(n)]
+    lines += ["", "", "Trainer().step()", "for i in range(30):", "    y = cp.ones(3).get()", ""]
+    path.write_text("\n".join(lines))
+    return len(lines) - 1  # the line of the copy back
+
+
+def test_scan_says_which_file_it_did_not_fully_analyse(tmp_path):
+    """Past the flow model's work budget (a 100,000-statement loop) the GPU
+    rules stopped looking and the scan said nothing: no notice, no count,
+    exit 0, as if the file had been checked. Now every format says it, where
+    (the line, the function) and counts it, as for a syntax error."""
+    big = tmp_path / "big.py"
+    long_loop(big, 100_000)
+    small = tmp_path / "small.py"
+    copy_line = long_loop(small, 100)
+    broken = tmp_path / "broken.py"  # a syntax error: scanned as far as the parser recovered
+    broken.write_text("import numpy as np\nx = np.fft.fft(np.ones(8))\ny = (\n")
+    r = run("scan", "-f", "json", "--no-cache", tmp_path, timeout=300)
+    assert r.rc == 0, r
+    doc = r.json()
+    assert doc["summary"]["files_not_fully_analysed"] == 2, doc["summary"]
+    assert [(n["path"], n["kind"]) for n in doc["notices"]] == [(str(big), "budget"), (str(broken), "syntax-error")]
+    notice = doc["notices"][0]
+    assert notice["function"] == "Trainer.step" and 7 <= notice["line"] <= 100_006, notice
+    assert "work budget ran out" in notice["message"] and "GPU601-GPU605" in notice["message"], notice
+    # the file under the budget is analysed to its end
+    assert [(f["line"], f["rule"]) for f in doc["findings"] if f["path"] == str(small)] == [(copy_line, "GPU601")]
+    text = run("scan", "--no-cache", big, timeout=300)
+    assert text.rc == 0, text
+    assert (f"note: not fully analysed: the flow model's work budget ran out at line {notice['line']} "
+            "in Trainer.step()") in text.out, text
+    assert "1 file not fully analysed" in text.out.splitlines()[-1], text
+    sarif = run("scan", "-f", "sarif", "--no-cache", big, broken, timeout=300).json()
+    note, syntax = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert syntax["level"] == "warning" and syntax["properties"]["kind"] == "syntax-error", syntax
+    assert syntax["locations"][0]["physicalLocation"]["region"]["startLine"] == 3, syntax
+    assert note["level"] == "warning" and note["properties"]["kind"] == "budget", note
+    assert note["locations"][0]["physicalLocation"]["region"]["startLine"] == notice["line"], note
+    assert "in Trainer.step()" in note["message"]["text"], note
