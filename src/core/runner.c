@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caplog.h"
 #include "fileio.h"
 #include "util.h"
 
@@ -190,10 +191,69 @@ void runner_watch(pid_t pgid, const char *dir)
 		kill(-pgid, forwarded((int)interrupted));
 }
 
+/* The pipes of the streams kept in caplogs (runner_stdio's out_log and
+ * err_log), read ends; -1 when not piped or at their end. */
+struct capture {
+	int fd[2];
+	struct caplog *log[2];
+};
+
+/* Reads what one pipe has into its log; closes it at its end. */
+static void capture_read(struct capture *cp, int i)
+{
+	char chunk[65536];
+	ssize_t n = read(cp->fd[i], chunk, sizeof chunk);
+	if (n > 0) {
+		caplog_write(cp->log[i], chunk, (size_t)n);
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(cp->fd[i]);
+		cp->fd[i] = -1;
+	}
+}
+
+/* Adds the open pipes to p (from index n); returns the new count. */
+static int capture_poll_set(const struct capture *cp, struct pollfd *p, int n, int *which)
+{
+	for (int i = 0; i < 2; i++)
+		if (cp->fd[i] >= 0) {
+			p[n].fd = cp->fd[i];
+			p[n].events = POLLIN;
+			p[n].revents = 0;
+			which[n++] = i;
+		}
+	return n;
+}
+
+/* Drains the pipes for up to ms milliseconds (0: what is there now); at
+ * most until both have ended. */
+static void capture_drain(struct capture *cp, int ms)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p[2];
+		int which[2];
+		int n = capture_poll_set(cp, p, 0, which);
+		if (!n)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int left = ms - (int)(seconds_between(&t0, &now) * 1000);
+		int got = poll(p, (nfds_t)n, left > 0 ? left : 0);
+		if (got < 0 && errno == EINTR && left > 0)
+			continue;
+		if (got <= 0)
+			return;
+		for (int k = 0; k < n; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				capture_read(cp, which[k]);
+	}
+}
+
 /* Waits until pid has exited (leaving the zombie for wait4), killing its
  * group at the timeout (timeout_s > 0) or GRACE_S after an interrupting
- * signal was passed on. Returns true when it timed out. */
-static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s)
+ * signal was passed on, and draining the captured streams meanwhile.
+ * Returns true when it timed out. */
+static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s, struct capture *cp)
 {
 	struct timespec now, since = {0, 0};
 	bool killed = false;
@@ -224,20 +284,29 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 		if (killed)
 			left = -1; /* SIGKILL: it goes now */
 		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-			int n = poll(&p, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
-			if (n > 0)
+			struct pollfd p[3] = {{.fd = pfd, .events = POLLIN}};
+			int which[3];
+			int np = capture_poll_set(cp, p, 1, which);
+			int n = poll(p, (nfds_t)np, left < 0 ? -1 : (int)(left * 1000) + 1);
+			if (n > 0 && p[0].revents)
 				break;
 			if (n < 0 && errno != EINTR)
 				break; /* cannot wait here: wait4 will block instead */
+			for (int k = 1; k < np && n > 0; k++)
+				if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+					capture_read(cp, which[k]);
 		} else {
 			/* No pidfd (Linux before 5.3): look every 200 us without reaping. */
 			siginfo_t si;
 			memset(&si, 0, sizeof si);
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 				break;
-			struct timespec nap = {0, 200000};
-			nanosleep(&nap, NULL);
+			if (cp->fd[0] >= 0 || cp->fd[1] >= 0) {
+				capture_drain(cp, 1);
+			} else {
+				struct timespec nap = {0, 200000};
+				nanosleep(&nap, NULL);
+			}
 		}
 	}
 	if (pfd >= 0)
@@ -394,12 +463,40 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 		r->spawn_errno = errno ? errno : ENOENT;
 		return false;
 	}
+	/* the streams kept in logs go through pipes */
+	struct capture cp = {{-1, -1}, {io->out_log, io->err_log}};
+	struct runner_stdio pio = *io;
+	int wr[2] = {-1, -1};
+	for (int i = 0; i < 2; i++) {
+		int fds[2];
+		if (!cp.log[i])
+			continue;
+		if (pipe2(fds, O_CLOEXEC) != 0) {
+			r->spawn_errno = errno;
+			for (int k = 0; k < i; k++)
+				if (cp.fd[k] >= 0) {
+					close(cp.fd[k]);
+					close(wr[k]);
+				}
+			free(path);
+			return false;
+		}
+		cp.fd[i] = fds[0];
+		wr[i] = fds[1];
+		*(i ? &pio.err : &pio.out) = fds[1];
+	}
 	struct timespec t0, t1;
 	int e = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid_t pid = spawn(path, argv, io, &e);
+	pid_t pid = spawn(path, argv, &pio, &e);
 	free(path);
+	for (int i = 0; i < 2; i++)
+		if (wr[i] >= 0)
+			close(wr[i]); /* the command holds them now */
 	if (pid < 0) {
+		for (int i = 0; i < 2; i++)
+			if (cp.fd[i] >= 0)
+				close(cp.fd[i]);
 		r->spawn_errno = e ? e : EAGAIN;
 		return false;
 	}
@@ -407,7 +504,7 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 	unsigned long long started = proc_start(pid, NULL);
 	if (interrupted)
 		kill(-pid, forwarded((int)interrupted));
-	r->timed_out = wait_until(pid, &t0, timeout_s);
+	r->timed_out = wait_until(pid, &t0, timeout_s, &cp);
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
@@ -421,11 +518,20 @@ bool runner_run(char *const argv[], const struct runner_stdio *io, double timeou
 			;
 		if (kill(-pid, 0) != 0)
 			break;
-		nanosleep(&(struct timespec){0, 10000000}, NULL);
+		if (cp.fd[0] >= 0 || cp.fd[1] >= 0)
+			capture_drain(&cp, 10); /* they may be writing still */
+		else
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
 	kill(-pid, SIGKILL);
 	if (started)
 		r->strays = reap_strays(started);
+	/* what is left in the pipes: all their writers are gone, unless one
+	 * escaped both the group and gpuopt (then at most 100 ms more) */
+	capture_drain(&cp, 100);
+	for (int i = 0; i < 2; i++)
+		if (cp.fd[i] >= 0)
+			close(cp.fd[i]);
 	set_running(0);
 	r->wall_s = seconds_between(&t0, &t1);
 	r->user_s = tv_seconds(&ru.ru_utime);

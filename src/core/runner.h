@@ -35,10 +35,17 @@
 
 #include "util.h"
 
+struct caplog;
+
 struct runner_stdio {
 	int in, out, err;   /* descriptors the command gets as 0, 1 and 2 */
 	const char *cwd;    /* the directory it starts in (NULL: gpuopt's own); a
 			     * relative program path is taken from there */
+	/* When set, that stream (out or err is then unused) goes to a pipe
+	 * that the runner drains into the log (core/caplog.h) while the
+	 * command runs and until what it started has ended; the caller
+	 * finishes the log (caplog_finish). */
+	struct caplog *out_log, *err_log;
 };
 
 struct run_result {
