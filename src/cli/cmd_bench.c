@@ -150,10 +150,11 @@ static const char help[] =
 	"dropped session) leaves nothing running.\n"
 	"\n"
 	"Exit codes: 0 the benchmark ran (whatever the verdicts); 1 a run or a --cleanup\n"
-	"failed (its stderr is shown), a signal stopped it, or --fail-on-slower and a\n"
-	"candidate is slower or cannot be compared; 2 usage error: a bad option, a command\n"
-	"that cannot be split or is not found, an unreadable --input or an export or\n"
-	"--output that cannot or may not be written.\n";
+	"failed (the end of its stderr is shown: bench keeps its first and last 32 KB),\n"
+	"a signal stopped it, or --fail-on-slower and a candidate is slower or cannot be\n"
+	"compared; 2 usage error: a bad option, a command that cannot be split or is not\n"
+	"found, an unreadable --input or an export or --output that cannot or may not be\n"
+	"written.\n";
 
 /* An export path (or the commands' --output file) checked before the first
  * run, so a benchmark is never run to be thrown away. */

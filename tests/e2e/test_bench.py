@@ -243,6 +243,35 @@ def test_failing_command_stops_with_its_stderr(tmp_path):
     assert not list(tmp_path.glob("never.json.tmp*"))
 
 
+def test_a_command_that_floods_stderr_is_not_kept_whole(tmp_path):
+    """bench kept a run's whole stderr in a temporary file, to show its end
+    if the run failed: 66 MB of it took 66 MB of /tmp (a bigger one fills
+    the disk). Now it keeps the first and last 32 KB in memory. Looked at
+    while the command sleeps after writing: no file of gpuopt's is big."""
+    flood = (f"{PY} -c \"import sys, time; w = sys.stderr.write; [w('noise %08d ' % i + 'x' * 50 + chr(10)) "
+             f"for i in range(1000000)]; w('the last words' + chr(10)); sys.stderr.flush(); "
+             f"open('{tmp_path}/written', 'w'); time.sleep(3); sys.exit(4)\"")
+    proc = subprocess.Popen([str(BINARY), "bench", "--runs", "3", *FAST, flood], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "written").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert (tmp_path / "written").exists()
+    kept = {}
+    for fd in os.listdir(f"/proc/{proc.pid}/fd"):
+        try:
+            st = os.stat(f"/proc/{proc.pid}/fd/{fd}")
+            kept[os.readlink(f"/proc/{proc.pid}/fd/{fd}")] = st.st_size if os.path.isfile(
+                f"/proc/{proc.pid}/fd/{fd}") else 0
+        except OSError:
+            pass
+    _, err = proc.communicate(timeout=60)
+    assert max(kept.values(), default=0) < 1 << 20, kept  # 66 MB were written
+    assert proc.returncode == 1 and "exited with status 4" in err, err
+    assert "gpuopt: bench: its stderr ended with:" in err and "  | the last words" in err, err
+    assert "noise 00999999 " in err  # the lines just before it
+
+
 def test_ignore_failure_counts_failed_runs(tmp_path):
     doc, r = bench_json(tmp_path, "--runs", "3", *FAST, "--ignore-failure", "true", FAIL3)
     cand = doc["groups"][0]["commands"][1]
