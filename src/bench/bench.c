@@ -1007,7 +1007,7 @@ static bool open_streams(struct ctx *c)
 	case OUTPUT_FILE:
 		c->out_fd = runner_open_out(s->output_file);
 		if (c->out_fd < 0) {
-			diag_error("bench: --output: cannot write '%s': %s", s->output_file, strerror(errno));
+			diag_error("bench: --output: cannot write '%s': %s", s->output_file, direct_error(errno));
 			close(null_out);
 			c->out_fd = -1;
 			return false;

@@ -667,6 +667,9 @@ int runner_open_in(const char *path)
 
 int runner_open_out(const char *path)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+		return open_direct(path); /* never hung on a FIFO nobody reads */
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 

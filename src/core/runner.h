@@ -123,6 +123,9 @@ bool runner_fork_read(void (*fn)(void *arg, int fd), void *arg, double timeout_s
  * bash's <(...)) is read to its end into an anonymous file first, so the
  * descriptor can be rewound for every run. */
 int runner_open_in(const char *path);
+/* For writing, a FIFO is opened as open_direct opens it (core/fileio.h):
+ * waited on for a reader at most FIFO_WAIT_S, never past a caught signal;
+ * direct_error says its errno. */
 int runner_open_out(const char *path);
 
 #endif

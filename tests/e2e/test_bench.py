@@ -320,6 +320,87 @@ def test_interrupt_kills_the_running_command(tmp_path):
     assert proc.returncode == 1 and "interrupted" in err and not out.exists()
 
 
+def start_bench(tmp_path, *args):
+    """gpuopt bench in the background on a command that leaves a file behind
+    each time it runs (how many runs there were, from outside)."""
+    marker = tmp_path / "runs"
+    cmd = f"sh -c 'echo x >> {marker}'"
+    p = subprocess.Popen([str(BINARY), "bench", *FAST, *args, cmd], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    return p, marker
+
+
+def test_export_to_a_fifo_nobody_reads_fails_after_the_runs(tmp_path):
+    """An export to a FIFO is opened when it is written, after the runs, and
+    waited on for a reader 10 s at most; then bench says which file."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    p, marker = start_bench(tmp_path, "--runs", "3", "--export-json", fifo)
+    _, err = p.communicate(timeout=60)
+    took = time.monotonic() - t0
+    assert marker.read_text().count("x") == 3, err  # it ran first
+    assert p.returncode == 2 and 9 < took < 30, (p.returncode, took, err)
+    assert f"gpuopt: bench: --export-json: cannot write '{fifo}': a FIFO that no process read from for 10 s" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_bench_waiting_on_an_export(tmp_path, sig):
+    """bench waited out its 10 s on a FIFO nobody reads, and a reader that
+    stopped reading held it forever, deaf to TERM and INT (its handler only
+    passes them on to a command, and none was running). Now the signal ends
+    the wait: bench stops at once, says so, exits 1."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    p, marker = start_bench(tmp_path, "--runs", "3", "--export-json", fifo)
+    assert "one command" in p.stdout.readline()  # the report is printed before the exports
+    time.sleep(1)
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 3, err
+    assert p.returncode == 1, (p.returncode, err)
+    assert f"--export-json: cannot write '{fifo}': interrupted by a signal while waiting for a process to read it" in err
+    assert f"interrupted by signal {int(sig)} ({signal.strsignal(sig)}) while writing the exports" in err
+    # a reader that opened it and reads nothing: the export (over a pipe's 64 KB) waits on it
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        p, marker = start_bench(tmp_path, "--runs", "300", "--export-json", fifo)
+        assert "one command" in p.stdout.readline()
+        time.sleep(1)
+        assert p.poll() is None  # still writing
+        t0 = time.monotonic()
+        p.send_signal(sig)
+        try:
+            _, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise AssertionError("bench did not stop")
+        assert time.monotonic() - t0 < 3 and p.returncode == 1, (p.returncode, err)
+        assert f"--export-json: cannot write '{fifo}': interrupted by a signal" in err
+    finally:
+        os.close(reader)
+
+
+def test_output_to_a_fifo_nobody_reads_is_refused_before_the_runs(tmp_path):
+    """--output FIFO (the commands' stdout) was opened blocking before the
+    first run: with no reader, bench hung there for good."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    p, marker = start_bench(tmp_path, "--runs", "3", "--output", fifo)
+    try:
+        _, err = p.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("bench hung on --output FIFO")
+    assert p.returncode == 2 and time.monotonic() - t0 < 30, err
+    assert f"gpuopt: bench: --output: cannot write '{fifo}': a FIFO that no process read from for 10 s" in err
+    assert not marker.exists()
+
+
 def test_no_shell_by_default_and_shell_on_request(tmp_path):
     r = bench("--runs", "3", *FAST, "sleep 0.01 | cat")
     assert r.rc == 2 and "'|' at column 12 is shell syntax (a pipe)" in r.err and "--shell" in r.err
