@@ -5,9 +5,9 @@ file's size.
 Usage: trace_show_memory.py --gpuopt PATH [--size MB] [--keep] [TRACE.json]
 Without TRACE, makes one of --size MB (default 85) with trace_big.py in a
 temporary directory. Runs `gpuopt trace show -q TRACE` (text, then
---format json) and prints, for each, the peak resident set size of the
-gpuopt process (getrusage of that child, ru_maxrss), the wall time and
-peak / file size."""
+--format json, then -o COPY: saving it again) and prints, for each, the
+peak resident set size of the gpuopt process (getrusage of that child,
+ru_maxrss), the wall time and peak / file size."""
 import argparse
 import os
 import subprocess
@@ -47,12 +47,17 @@ def main():
         subprocess.run([sys.executable, os.path.join(HERE, "trace_big.py"), "--size", str(a.size), path],
                        check=True)
     size = os.path.getsize(path)
+    copy = os.path.join(tempfile.mkdtemp(prefix="gpuopt-bigtrace-copy-"), "copy.json")
     try:
-        for fmt in ("text", "json"):
-            rc, peak, wall = measure([a.gpuopt, "trace", "show", "-q", "--format", fmt, path])
-            print(f"trace show --format {fmt}: file {size / 1e6:.1f} MB, peak RSS {peak / 1e6:.1f} MB "
+        for what, extra in (("--format text", ["--format", "text"]), ("--format json", ["--format", "json"]),
+                            ("-o COPY", ["-o", copy])):
+            rc, peak, wall = measure([a.gpuopt, "trace", "show", "-q", *extra, path])
+            print(f"trace show {what}: file {size / 1e6:.1f} MB, peak RSS {peak / 1e6:.1f} MB "
                   f"= {peak / size:.2f} x the file, {wall:.2f} s")
     finally:
+        if os.path.exists(copy):
+            os.unlink(copy)
+        os.rmdir(os.path.dirname(copy))
         if tmp and not a.keep:
             os.unlink(path)
             os.rmdir(tmp)

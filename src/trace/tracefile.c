@@ -947,7 +947,9 @@ bool trace_load(const char *path, struct trace *out, char **why)
 	return ok;
 }
 
-json_t *trace_to_json(const struct trace *t)
+/* The saved form; with_events false leaves the processes' events out (their
+ * "events" key as the summary had it, or none), for trace_save to write. */
+static json_t *saved_root(const struct trace *t, bool with_events)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_string(TRACE_FILE_FORMAT));
@@ -973,23 +975,151 @@ json_t *trace_to_json(const struct trace *t)
 	json_t *procs = json_array();
 	for (size_t i = 0; i < t->nprocs; i++) {
 		json_t *po = json_copy(t->procs[i].json);
-		json_object_set_new(po, "events", events_to_json(&t->procs[i]));
+		if (with_events)
+			json_object_set_new(po, "events", events_to_json(&t->procs[i]));
 		json_array_append_new(procs, po);
 	}
 	json_object_set_new(root, "processes", procs);
 	return root;
 }
 
+json_t *trace_to_json(const struct trace *t)
+{
+	return saved_root(t, true);
+}
+
+/* Where put_saved writes: b, or nowhere when b is NULL (then it only counts
+ * the bytes, so the text is made in one allocation of its size). */
+struct out {
+	struct buf *b;
+	size_t n;
+};
+
+static void out_put(struct out *o, const char *s, size_t len)
+{
+	if (o->b)
+		buf_append(o->b, s, len);
+	o->n += len;
+}
+
+static void out_puts(struct out *o, const char *s)
+{
+	out_put(o, s, strlen(s));
+}
+
+/* x as "%lld" writes it (as jansson writes a json_integer). */
+static void out_int(struct out *o, json_int_t x)
+{
+	char text[24];
+	char *p = text + sizeof text;
+	unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (x < 0)
+		*--p = '-';
+	out_put(o, p, (size_t)(text + sizeof text - p));
+}
+
+/* Appends v as JSON_COMPACT text. */
+static void out_json(struct out *o, json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	out_puts(o, text ? text : "null");
+	free(text);
+}
+
+static void out_key(struct out *o, const char *key)
+{
+	json_t *k = json_string(key);
+	out_json(o, k);
+	json_decref(k);
+	out_put(o, ":", 1);
+}
+
+/* p's events as events_to_json's array, written straight as text. */
+static void out_events(struct out *o, const struct trace_process *p)
+{
+	out_put(o, "[", 1);
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct trace_event *e = &p->events[i];
+		uint64_t v[TRACE_EVENT_FIELDS] = {e->type, e->kind, e->hostkind, e->flags, e->device, e->stream,
+						  e->correlation, e->start, e->end, e->bytes, e->name, e->site,
+						  e->tid, e->grid[0], e->grid[1], e->grid[2], e->block[0],
+						  e->block[1], e->block[2]};
+		out_put(o, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t k = 0; k < TRACE_EVENT_FIELDS; k++) {
+			if (k)
+				out_put(o, ",", 1);
+			out_int(o, (json_int_t)v[k]);
+		}
+		out_put(o, "]", 1);
+	}
+	out_put(o, "]", 1);
+}
+
+/* The saved trace as json_dumps(trace_to_json(t), JSON_COMPACT) would write
+ * it, byte for byte, without the JSON tree of the events (a timeline of a
+ * million events took a gigabyte as one): the rest of the tree (root, made
+ * by saved_root without events) is dumped value by value and the events
+ * are printed in their place. */
+static void put_saved(struct out *o, const struct trace *t, json_t *root)
+{
+	const char *key;
+	json_t *v;
+	bool first = true;
+	out_put(o, "{", 1);
+	json_object_foreach(root, key, v) {
+		if (!first)
+			out_put(o, ",", 1);
+		first = false;
+		out_key(o, key);
+		if (strcmp(key, "processes") != 0) {
+			out_json(o, v);
+			continue;
+		}
+		out_put(o, "[", 1);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *po = json_array_get(v, i);
+			const char *pk;
+			json_t *pv;
+			bool pfirst = true, events = false;
+			out_puts(o, i ? ",{" : "{");
+			json_object_foreach(po, pk, pv) {
+				if (!pfirst)
+					out_put(o, ",", 1);
+				pfirst = false;
+				out_key(o, pk);
+				if (strcmp(pk, "events") == 0) {
+					out_events(o, &t->procs[i]);
+					events = true;
+				} else {
+					out_json(o, pv);
+				}
+			}
+			if (!events) { /* where json_object_set_new puts a new key: last */
+				if (!pfirst)
+					out_put(o, ",", 1);
+				out_key(o, "events");
+				out_events(o, &t->procs[i]);
+			}
+			out_put(o, "}", 1);
+		}
+		out_put(o, "]", 1);
+	}
+	out_put(o, "}", 1);
+}
+
 bool trace_save(const struct trace *t, const char *path, char **why)
 {
-	json_t *root = trace_to_json(t);
-	char *text = json_dumps(root, JSON_COMPACT);
+	json_t *root = saved_root(t, false);
+	struct out count = {NULL, 0};
+	put_saved(&count, t, root);
+	struct buf b = {xmalloc(count.n + 1), 0, count.n + 1}; /* the text's size: never grown */
+	struct out text = {&b, 0};
+	put_saved(&text, t, root);
 	json_decref(root);
-	if (!text) {
-		*why = xstrdup("cannot serialize the trace");
-		return false;
-	}
-	bool ok = write_file_atomic(path, text, strlen(text), why);
-	free(text);
+	bool ok = write_file_atomic(path, b.data, b.len, why);
+	buf_free(&b);
 	return ok;
 }

@@ -14,7 +14,8 @@
  *     trace_load maps a regular file and hands its pages back as it reads:
  *     the peak is about the events (80 bytes each, ~67 bytes of text), not
  *     a JSON tree of them (~1 kB each).
- * trace_save writes the saved form, whole or not at all.
+ * trace_save writes the saved form, whole or not at all, printing the
+ * events as text rather than making a JSON tree of them.
  *
  * Ownership: a struct trace and everything in it belong to the caller, who
  * frees it with trace_free (NULL is fine). */
