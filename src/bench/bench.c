@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/caplog.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/runner.h"
@@ -255,7 +256,8 @@ static bool build_groups(const struct bench_settings *s, const struct ptrvec *te
 struct ctx {
 	const struct bench_settings *set;
 	struct bench_result *res;
-	int null_fd, in_fd, out_fd, err_fd;
+	int null_fd, in_fd, out_fd;
+	struct caplog err_log; /* the last run's stderr, its start and end (BENCH_STDERR_KEPT) */
 	struct gpu_sampler *sampler;
 	struct rng rng;
 	bool progress;
@@ -271,29 +273,32 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int capture_fd(void)
+/* What is kept of a run's stderr, in memory, to show when it fails: its
+ * first and last half (the middle dropped, however much it writes). */
+#define BENCH_STDERR_KEPT (64u << 10)
+
+/* Starts keeping the stderr of the next run (io's err_log). */
+static struct caplog *capture(struct ctx *c)
 {
-	int fd = temp_fd();
-	if (fd >= 0)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND);
-	return fd;
+	caplog_free(&c->err_log);
+	caplog_init(&c->err_log, -1, BENCH_STDERR_KEPT, NULL, NULL);
+	return &c->err_log;
 }
 
-/* Prints the last lines of what the failed run wrote to stderr, made safe
- * for a terminal (term_safe_append: an escape sequence, or a NUL byte, is
- * shown as \x1b, \x00; a NUL does not end the text). */
-static void show_stderr(int fd)
+/* Prints the last lines of what the failed run wrote to stderr (kept in
+ * log), made safe for a terminal (term_safe_append: an escape sequence, or
+ * a NUL byte, is shown as \x1b, \x00; a NUL does not end the text). */
+static void show_stderr(struct caplog *log)
 {
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size <= 0) {
+	caplog_finish(log);
+	size_t size = log->mem.len;
+	if (!size) {
 		fputs("gpuopt: bench: it wrote nothing to stderr\n", stderr);
 		return;
 	}
-	off_t start = size > 8192 ? size - 8192 : 0;
-	char buf[8192];
-	ssize_t n = pread(fd, buf, (size_t)(size - start), start);
-	if (n <= 0)
-		return;
+	size_t start = size > 8192 ? size - 8192 : 0;
+	const char *buf = caplog_text(log) + start;
+	ssize_t n = (ssize_t)(size - start);
 	/* the last 20 lines */
 	int lines = 0;
 	const char *end = buf + n, *p = end;
@@ -336,17 +341,14 @@ static void report_failure(struct ctx *c, const char *what, const char *text, co
 	char *how = run_describe(r, c->set->timeout_s);
 	diag_error("bench: %s '%s' %s", what, text, how);
 	free(how);
-	show_stderr(c->err_fd);
+	show_stderr(&c->err_log);
 	c->rc = BENCH_RUN_FAILED;
 }
 
 /* Runs a --prepare / --setup / --cleanup command; false after reporting. */
 static bool run_aux(struct ctx *c, char **argv, const char *text, const char *what, const char *cwd)
 {
-	if (ftruncate(c->err_fd, 0) != 0) {
-		/* the capture is best effort */
-	}
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd, cwd};
+	struct runner_stdio io = {c->null_fd, c->null_fd, -1, cwd, NULL, capture(c)};
 	struct run_result r;
 	runner_run(argv, &io, c->set->timeout_s, &r);
 	if (runner_interrupted())
@@ -379,10 +381,7 @@ static bool measure(struct ctx *c, struct bench_command *cmd, unsigned round, un
 		return false;
 	if (c->in_fd != c->null_fd)
 		lseek(c->in_fd, 0, SEEK_SET);
-	if (ftruncate(c->err_fd, 0) != 0) {
-		/* best effort */
-	}
-	struct runner_stdio io = {c->in_fd, c->out_fd, c->err_fd, cmd->cwd};
+	struct runner_stdio io = {c->in_fd, c->out_fd, -1, cmd->cwd, NULL, capture(c)};
 	struct gpu_usage *gpu = NULL;
 	if (c->sampler && !warmup) {
 		gpu = xcalloc(c->res->ndev, sizeof *gpu);
@@ -519,7 +518,7 @@ static const char *should_stop(struct ctx *c, struct bench_group *g, size_t roun
 static bool run_empty_shell(struct ctx *c, struct run_result *r)
 {
 	char *argv[] = {(char *)c->set->shell, "-c", "", NULL};
-	struct runner_stdio io = {c->null_fd, c->null_fd, c->err_fd};
+	struct runner_stdio io = {c->null_fd, c->null_fd, -1, NULL, NULL, capture(c)};
 	runner_run(argv, &io, c->set->timeout_s, r);
 	if (run_ok(r) && !runner_interrupted())
 		return true;
@@ -983,9 +982,8 @@ static bool open_streams(struct ctx *c)
 	const struct bench_settings *s = c->set;
 	c->null_fd = runner_open_in("/dev/null");
 	int null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	c->err_fd = capture_fd();
-	if (c->null_fd < 0 || null_out < 0 || c->err_fd < 0) {
-		diag_error("bench: cannot open /dev/null or a temporary file: %s", strerror(errno));
+	if (c->null_fd < 0 || null_out < 0) {
+		diag_error("bench: cannot open /dev/null: %s", strerror(errno));
 		if (null_out >= 0)
 			close(null_out);
 		return false;
@@ -1011,7 +1009,7 @@ static bool open_streams(struct ctx *c)
 	case OUTPUT_FILE:
 		c->out_fd = runner_open_out(s->output_file);
 		if (c->out_fd < 0) {
-			diag_error("bench: --output: cannot write '%s': %s", s->output_file, strerror(errno));
+			diag_error("bench: --output: cannot write '%s': %s", s->output_file, direct_error(errno));
 			close(null_out);
 			c->out_fd = -1;
 			return false;
@@ -1030,8 +1028,7 @@ static void close_streams(struct ctx *c)
 		close(c->null_fd);
 	if (c->out_fd > STDERR_FILENO)
 		close(c->out_fd);
-	if (c->err_fd >= 0)
-		close(c->err_fd);
+	caplog_free(&c->err_log);
 }
 
 
@@ -1042,8 +1039,7 @@ struct bench_result *bench_run(const struct bench_settings *s, char *const *comm
 	struct ptrvec templates = {0};
 	for (size_t i = 0; i < ncommands; i++)
 		ptrvec_push(&templates, commands[i]);
-	struct ctx c = {.set = s, .res = res, .null_fd = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1,
-			.rc = BENCH_BAD_COMMAND};
+	struct ctx c = {.set = s, .res = res, .null_fd = -1, .in_fd = -1, .out_fd = -1, .rc = BENCH_BAD_COMMAND};
 	res->status = BENCH_BAD_COMMAND;
 	if (!build_groups(s, &templates, res) || !open_streams(&c))
 		goto out;

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "core/diag.h"
 #include "core/fileio.h"
+#include "core/runner.h"
 #include "core/shellsplit.h"
 
 static const char help[] =
@@ -72,7 +73,8 @@ static const char help[] =
 	"      --input FILE          the commands' standard input, from its start for every\n"
 	"                            run (default: /dev/null)\n"
 	"      --output WHERE        the commands' standard output: null (default), inherit,\n"
-	"                            or a FILE that collects every run's output\n"
+	"                            or a FILE that collects every run's output (a FIFO is\n"
+	"                            waited on 10 s at most for a reader, before the runs)\n"
 	"      --timeout SECONDS     kill a run (its whole process group) after SECONDS; the\n"
 	"                            run counts as failed\n"
 	"  -i, --ignore-failure      keep going when a run (or a --cleanup) fails; a comparison\n"
@@ -113,7 +115,10 @@ static const char help[] =
 	"                            a symbolic link is followed. When the benchmark stops\n"
 	"                            on a failure or a signal, the comparisons measured to\n"
 	"                            the end are still exported. One FILE may be -, stdout;\n"
-	"                            the report then goes to stderr)\n"
+	"                            the report then goes to stderr. A FIFO is opened when\n"
+	"                            it is written, after the runs, and waited on 10 s at\n"
+	"                            most for a reader; a signal ends that wait and a slow\n"
+	"                            reader's, as it ends the runs)\n"
 	"      --force               let an export or --output FILE replace such a .py,\n"
 	"                            .csv... file (never one the commands name)\n"
 	"  -h, --help                show this help\n"
@@ -150,11 +155,11 @@ static const char help[] =
 	"dropped session) leaves nothing running.\n"
 	"\n"
 	"Exit codes: 0 the benchmark ran (whatever the verdicts); 1 a run or a --cleanup\n"
-	"failed (the end of its stderr is shown, control characters such as ESC as\n"
-	"\\x1b), a signal stopped it, or --fail-on-slower and a candidate is slower or\n"
-	"cannot be compared; 2 usage error: a bad option, a command that cannot be split\n"
-	"or is not found, an unreadable --input or an export or --output that cannot or\n"
-	"may not be written.\n";
+	"failed (the end of its stderr is shown: bench keeps its first and last 32 KB;\n"
+	"control characters such as ESC as \\x1b), a signal stopped it, or\n"
+	"--fail-on-slower and a candidate is slower or cannot be compared; 2 usage\n"
+	"error: a bad option, a command that cannot be split or is not found, an\n"
+	"unreadable --input or an export or --output that cannot or may not be written.\n";
 
 /* An export path (or the commands' --output file) checked before the first
  * run, so a benchmark is never run to be thrown away. */
@@ -254,7 +259,8 @@ static int run(int argc, char **argv)
 		written &= export_one("--export-markdown", s->export_markdown,
 				      s->export_markdown ? term_safe_take(bench_to_markdown(res)) : NULL);
 	}
-	const char *kept = !exports ? "" : res->nmeasured == res->ngroups ? "; the measurements were exported"
+	const char *kept = !exports ? "" : !written ? "; not every export was written (said above)"
+			 : res->nmeasured == res->ngroups ? "; the measurements were exported"
 			 : res->nmeasured ? "; the comparisons measured to the end were exported"
 			 : "; nothing was measured to the end, nothing was exported";
 	bool hint = res->status == BENCH_RUN_FAILED && !s->ignore_failure && res->failed_step &&
@@ -291,8 +297,16 @@ static int run(int argc, char **argv)
 					rc = EXIT_FAIL;
 				}
 			}
-	if (!written)
-		rc = EXIT_USAGE;
+	/* a signal while the exports were written (a FIFO nobody reads is
+	 * waited on, a slow reader too) stops them: said, and exit 1 */
+	if (runner_interrupted() && res->status != BENCH_INTERRUPTED) {
+		int sig = runner_interrupt_signal();
+		diag_error("bench: interrupted by signal %d (%s) while writing the exports, after the runs%s", sig,
+			   strsignal(sig), kept);
+		rc = EXIT_FAIL;
+	} else if (!written) {
+		rc = res->status == BENCH_INTERRUPTED ? EXIT_FAIL : EXIT_USAGE;
+	}
 out:
 	bench_result_free(res);
 	bench_cli_free(&cli);

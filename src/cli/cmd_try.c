@@ -58,7 +58,9 @@ static const char help[] =
 	"  warmup = 1, min_runs = 10, max_runs = 0, min_time = 3, max_time = 60 (seconds per\n"
 	"  comparison), min_effect = 5, precision = 2 (percent), timeout = 0 (seconds per run;\n"
 	"  0: the baseline 1 h, every other run 10x the baseline's time, at least 60 s),\n"
-	"  seed = 1, metric = \"wall\", results = \"gpuopt-try\", trace = \"auto\"\n"
+	"  seed = 1, metric = \"wall\", results = \"gpuopt-try\", trace = \"auto\",\n"
+	"  log_limit = 4 (MB of each run's stdout, and of its stderr, kept in logs/: the first\n"
+	"  and the last half; the middle is dropped, with a line saying how many bytes)\n"
 	"\n"
 	"Options (each overrides the contract):\n"
 	"      --contract FILE       read the contract from FILE; the project directory (where\n"
@@ -72,6 +74,7 @@ static const char help[] =
 	"      --no-accelerators     try only the candidates given\n"
 	"      --max-time SECONDS    measuring time per comparison\n"
 	"      --min-runs N          at least N measured runs per command\n"
+	"      --log-limit MB        what a run's output may take in logs/, per stream\n"
 	"      --fresh               start over, ignoring saved results\n"
 	"  -q, --quiet               no progress lines on stderr\n"
 	"      --init SCRIPT         write a commented starter contract for SCRIPT (gpuopt.toml\n"
@@ -124,7 +127,7 @@ static int run(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'}, {"init", required_argument, NULL, 'I'},
 		{"out", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
 		{"trace", no_argument, NULL, 't'}, {"no-trace", no_argument, NULL, 'N'},
-		{NULL, 0, NULL, 0},
+		{"log-limit", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0},
 	};
 	struct try_settings s = {.accelerators = -1, .trace = -1, .max_time = -1, .min_runs = 0,
 				 .progress = progress};
@@ -158,6 +161,14 @@ static int run(int argc, char **argv)
 				goto done;
 			}
 			break;
+		case 'L':
+			s.log_limit = strtod(optarg, &end);
+			if (*end || !(s.log_limit >= TRY_LOG_LIMIT_MIN_MB && s.log_limit <= 1e6)) {
+				diag_error("try: --log-limit: '%s' is not a number of MB from %g to 1000000", optarg,
+					   TRY_LOG_LIMIT_MIN_MB);
+				goto done;
+			}
+			break;
 		case 'm':
 			s.min_runs = (int)strtol(optarg, &end, 10);
 			if (*end || s.min_runs < 1 || s.min_runs > 100000) {
@@ -166,7 +177,7 @@ static int run(int argc, char **argv)
 			}
 			break;
 		default:
-			if (optopt && strchr("crOoCPBTmI", optopt))
+			if (optopt && strchr("crOoCPBTmIL", optopt))
 				diag_error("try: option %s needs a value", argv[optind - 1]);
 			else
 				diag_error("try: unknown option '%s' (see `gpuopt try --help`)", argv[optind - 1]);

@@ -18,12 +18,15 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "runner.h"
 
-/* Opens a device or a pipe for writing; a FIFO that no process reads from
- * is waited on (FIFO_WAIT_S), never hung on: -1 with errno ENXIO then. */
-static int open_direct(const char *path)
+int open_direct(const char *path)
 {
 	for (int i = 0; i < FIFO_WAIT_S * 10; i++) {
+		if (runner_interrupted()) {
+			errno = EINTR;
+			return -1;
+		}
 		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
 			int fl = fcntl(fd, F_GETFL);
@@ -33,15 +36,54 @@ static int open_direct(const char *path)
 		}
 		if (errno != ENXIO)
 			return -1;
+		/* a caught signal cuts the nap short (EINTR): checked above */
 		nanosleep(&(struct timespec){0, 100000000}, NULL);
 	}
 	errno = ENXIO;
 	return -1;
 }
 
-static const char *direct_error(int err)
+const char *direct_error(int err)
 {
-	return err == ENXIO ? "a FIFO that no process read from for 10 s" : strerror(err);
+	return err == ENXIO ? "a FIFO that no process read from for 10 s"
+	     : err == EINTR ? "interrupted by a signal while waiting for a process to read it"
+			    : strerror(err);
+}
+
+/* write_all for what open_direct opened: to a FIFO or a socket the bytes
+ * go without blocking, waiting (poll) while the reader is slow, however
+ * long, but never past a signal that gpuopt catches (false, EINTR): a
+ * reader that stopped reading cannot keep gpuopt from stopping. */
+static bool write_direct(int fd, const char *data, size_t len)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) || fl < 0)
+		return write_all(fd, data, len);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	bool ok = true;
+	for (size_t off = 0; off < len && ok;) {
+		if (runner_interrupted()) {
+			errno = EINTR;
+			ok = false;
+			break;
+		}
+		ssize_t n = write(fd, data + off, len - off);
+		if (n > 0) {
+			off += (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd p = {fd, POLLOUT, 0};
+			poll(&p, 1, 100);
+		} else {
+			if (n == 0)
+				errno = EIO;
+			ok = false;
+		}
+	}
+	int err = errno;
+	fcntl(fd, F_SETFL, fl);
+	errno = err;
+	return ok;
 }
 
 int open_read(const char *path, double wait_s)
@@ -516,7 +558,7 @@ static bool write_replace(const char *path, const char *data, size_t len, bool d
 	}
 	if (kind == T_DIRECT) { /* a device or a pipe: no file to replace */
 		int fd = open_direct(target);
-		bool ok = fd >= 0 && write_all(fd, data, len);
+		bool ok = fd >= 0 && write_direct(fd, data, len);
 		int err = errno;
 		if (fd >= 0 && close(fd) != 0 && ok) {
 			ok = false;
@@ -580,7 +622,7 @@ bool write_file_replace(const char *path, const char *data, size_t len, char **w
 static ssize_t cookie_write(void *cookie, const char *data, size_t len)
 {
 	struct atomic_file *af = cookie;
-	if (write_all(af->fd, data, len))
+	if (af->direct ? write_direct(af->fd, data, len) : write_all(af->fd, data, len))
 		return (ssize_t)len;
 	if (!af->err)
 		af->err = errno ? errno : EIO;

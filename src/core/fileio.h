@@ -29,6 +29,16 @@ int open_read(const char *path, double wait_s);
 /* strerror, but for ETIMEDOUT: "a FIFO that nothing wrote to for 10 s". */
 const char *open_read_error(int err);
 
+/* Opens a device or a pipe for writing (O_CLOEXEC, blocking afterwards)
+ * without hanging on a FIFO that no process reads from: it is waited on for
+ * at most FIFO_WAIT_S seconds, and a signal gpuopt catches (core/runner.h:
+ * bench, trace, try pass them on to their command) ends the wait. -1 with
+ * errno ENXIO (nobody read), EINTR (that signal) or open's; direct_error
+ * says it. Writes to it through write_file_atomic / atomic_file wait for a
+ * slow reader but stop at such a signal too. */
+int open_direct(const char *path);
+const char *direct_error(int err);
+
 /* An anonymous temporary file to collect a child's output: a descriptor
  * above 2 with O_CLOEXEC, or -1 (errno set). */
 int temp_fd(void);

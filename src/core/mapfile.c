@@ -25,36 +25,37 @@ bool mapfile_open(const char *path, struct mapfile *m, char **why)
 		*why = xstrdup(strerror(errno));
 		return false;
 	}
+	bool ok = mapfile_open_fd(fd, m, why);
+	close(fd);
+	return ok;
+}
+
+bool mapfile_open_fd(int fd, struct mapfile *m, char **why)
+{
+	memset(m, 0, sizeof *m);
+	*why = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		*why = xstrdup(strerror(errno));
-		close(fd);
 		return false;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		*why = xstrdup("is a directory");
-		close(fd);
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		*why = xstrdup("not a regular file");
-		close(fd);
 		return false;
 	}
-	if (st.st_size == 0) {
-		close(fd);
+	if (st.st_size == 0)
 		return true;
-	}
 	if ((unsigned long long)st.st_size > (size_t)-1) {
 		*why = xstrdup("file is too large to map");
-		close(fd);
 		return false;
 	}
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	int err = errno;
-	close(fd);
 	if (p == MAP_FAILED) {
-		*why = xstrdup(strerror(err));
+		*why = xstrdup(strerror(errno));
 		return false;
 	}
 	/* Read front to back: ask for aggressive read-ahead. */
@@ -78,6 +79,13 @@ void mapfile_release(struct mapfile *m, size_t upto)
 		madvise((void *)(m->data + m->released), end - m->released, MADV_DONTNEED);
 		m->released = end;
 	}
+}
+
+void mapfile_reread(struct mapfile *m, size_t from)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (from / page * page < m->released)
+		m->released = from / page * page;
 }
 
 void mapfile_close(struct mapfile *m)

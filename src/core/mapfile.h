@@ -1,5 +1,5 @@
 /* mapfile: read-only memory maps of whole regular files, for inputs too big
- * to copy (verify's arrays). A map is read front to back and can hand the
+ * to copy (verify's arrays, saved traces). A map is read front to back and can hand the
  * pages already read back to the kernel, so the resident memory of a
  * streaming pass stays constant however big the file is.
  *
@@ -24,12 +24,19 @@ struct mapfile {
  * message ("No such file or directory", "is a directory", ...) that the
  * caller frees; *m is then zeroed. */
 bool mapfile_open(const char *path, struct mapfile *m, char **why);
+/* The same for a descriptor already open for reading (which stays open and
+ * the caller's: the map does not need it). */
+bool mapfile_open_fd(int fd, struct mapfile *m, char **why);
 
 /* Says the bytes before offset `upto` will not be needed soon: their pages
  * leave this process's resident set (reading them again stays valid and
  * faults them back in from the page cache). Batched: does nothing until a
  * few megabytes have accumulated. */
 void mapfile_release(struct mapfile *m, size_t upto);
+
+/* Says reading goes back to offset `from` (a second pass over bytes already
+ * released): mapfile_release hands the pages back again as they are read. */
+void mapfile_reread(struct mapfile *m, size_t from);
 
 /* Unmaps. Accepts a zeroed or already closed map. */
 void mapfile_close(struct mapfile *m);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caplog.h"
 #include "fileio.h"
 #include "util.h"
 
@@ -232,13 +233,72 @@ static void watch_drain(struct watching *wt, const struct timespec *start)
 	}
 }
 
+/* The pipes of the streams kept in caplogs (runner_stdio's out_log and
+ * err_log), read ends; -1 when not piped or at their end. */
+struct capture {
+	int fd[2];
+	struct caplog *log[2];
+};
+
+/* Reads what one pipe has into its log; closes it at its end. */
+static void capture_read(struct capture *cp, int i)
+{
+	char chunk[65536];
+	ssize_t n = read(cp->fd[i], chunk, sizeof chunk);
+	if (n > 0) {
+		caplog_write(cp->log[i], chunk, (size_t)n);
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(cp->fd[i]);
+		cp->fd[i] = -1;
+	}
+}
+
+/* Adds the open pipes to p (from index n); returns the new count. */
+static int capture_poll_set(const struct capture *cp, struct pollfd *p, int n, int *which)
+{
+	for (int i = 0; i < 2; i++)
+		if (cp->fd[i] >= 0) {
+			p[n].fd = cp->fd[i];
+			p[n].events = POLLIN;
+			p[n].revents = 0;
+			which[n++] = i;
+		}
+	return n;
+}
+
+/* Drains the pipes for up to ms milliseconds (0: what is there now); at
+ * most until both have ended. */
+static void capture_drain(struct capture *cp, int ms)
+{
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p[2];
+		int which[2];
+		int n = capture_poll_set(cp, p, 0, which);
+		if (!n)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int left = ms - (int)(seconds_between(&t0, &now) * 1000);
+		int got = poll(p, (nfds_t)n, left > 0 ? left : 0);
+		if (got < 0 && errno == EINTR && left > 0)
+			continue;
+		if (got <= 0)
+			return;
+		for (int k = 0; k < n; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				capture_read(cp, which[k]);
+	}
+}
+
 /* Waits until pid has exited (leaving the zombie for wait4), killing its
  * group at the timeout (timeout_s > 0), at the watch's deadline (wt not
- * NULL) or GRACE_S after an interrupting signal was passed on, and reading
- * the watched descriptor meanwhile. Returns true when it timed out;
- * *deadline_hit when the watch's deadline came first. */
+ * NULL) or GRACE_S after an interrupting signal was passed on, reading the
+ * watched descriptor and draining the captured streams meanwhile. Returns
+ * true when it timed out; *deadline_hit when the watch's deadline came
+ * first. */
 static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s, struct watching *wt,
-		       bool *deadline_hit)
+		       struct capture *cp, bool *deadline_hit)
 {
 	struct timespec now, since = {0, 0};
 	bool killed = false;
@@ -273,7 +333,8 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 		}
 		if (killed)
 			left = -1; /* SIGKILL: it goes now */
-		struct pollfd p[2];
+		struct pollfd p[4];
+		int which[4];
 		nfds_t np = 0;
 		int at_pid = -1, at_watch = -1;
 		if (pfd >= 0) {
@@ -284,9 +345,12 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 			p[np] = (struct pollfd){.fd = wt->w->fd, .events = POLLIN};
 			at_watch = (int)np++;
 		}
+		int first_cap = (int)np;
+		np = (nfds_t)capture_poll_set(cp, p, first_cap, which);
+		bool capturing = (int)np > first_cap;
 		/* without a pidfd (Linux before 5.3), look every 200 us without reaping */
 		int ms = pfd < 0 ? 0 : left < 0 ? -1 : (int)(left * 1000) + 1;
-		if (pfd < 0 && at_watch >= 0)
+		if (pfd < 0 && (at_watch >= 0 || capturing))
 			ms = 1;
 		int n = np ? poll(p, np, ms) : 0;
 		if (n < 0 && errno != EINTR) {
@@ -299,6 +363,9 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 			else
 				watch_read(wt, start);
 		}
+		for (int k = first_cap; k < (int)np && n > 0; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				capture_read(cp, which[k]);
 		if (n > 0 && at_pid >= 0 && p[at_pid].revents)
 			break;
 		if (pfd < 0) {
@@ -306,7 +373,7 @@ static bool wait_until(pid_t pid, const struct timespec *start, double timeout_s
 			memset(&si, 0, sizeof si);
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 				break;
-			if (at_watch < 0) {
+			if (at_watch < 0 && !capturing) {
 				struct timespec nap = {0, 200000};
 				nanosleep(&nap, NULL);
 			}
@@ -472,12 +539,40 @@ bool runner_run_watched(char *const argv[], const struct runner_stdio *io, doubl
 		r->spawn_errno = errno ? errno : ENOENT;
 		return false;
 	}
+	/* the streams kept in logs go through pipes */
+	struct capture cp = {{-1, -1}, {io->out_log, io->err_log}};
+	struct runner_stdio pio = *io;
+	int wr[2] = {-1, -1};
+	for (int i = 0; i < 2; i++) {
+		int fds[2];
+		if (!cp.log[i])
+			continue;
+		if (pipe2(fds, O_CLOEXEC) != 0) {
+			r->spawn_errno = errno;
+			for (int k = 0; k < i; k++)
+				if (cp.fd[k] >= 0) {
+					close(cp.fd[k]);
+					close(wr[k]);
+				}
+			free(path);
+			return false;
+		}
+		cp.fd[i] = fds[0];
+		wr[i] = fds[1];
+		*(i ? &pio.err : &pio.out) = fds[1];
+	}
 	struct timespec t0, t1;
 	int e = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid_t pid = spawn(path, argv, io, &e);
+	pid_t pid = spawn(path, argv, &pio, &e);
 	free(path);
+	for (int i = 0; i < 2; i++)
+		if (wr[i] >= 0)
+			close(wr[i]); /* the command holds them now */
 	if (pid < 0) {
+		for (int i = 0; i < 2; i++)
+			if (cp.fd[i] >= 0)
+				close(cp.fd[i]);
 		r->spawn_errno = e ? e : EAGAIN;
 		return false;
 	}
@@ -486,7 +581,7 @@ bool runner_run_watched(char *const argv[], const struct runner_stdio *io, doubl
 	if (interrupted)
 		kill(-pid, forwarded((int)interrupted));
 	struct watching wt = {w, w ? xmalloc(WATCH_BUF) : NULL, w && w->fd >= 0, 0};
-	r->timed_out = wait_until(pid, &t0, timeout_s, w ? &wt : NULL, &r->deadline_hit);
+	r->timed_out = wait_until(pid, &t0, timeout_s, w ? &wt : NULL, &cp, &r->deadline_hit);
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
@@ -500,11 +595,20 @@ bool runner_run_watched(char *const argv[], const struct runner_stdio *io, doubl
 			;
 		if (kill(-pid, 0) != 0)
 			break;
-		nanosleep(&(struct timespec){0, 10000000}, NULL);
+		if (cp.fd[0] >= 0 || cp.fd[1] >= 0)
+			capture_drain(&cp, 10); /* they may be writing still */
+		else
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
 	kill(-pid, SIGKILL);
 	if (started)
 		r->strays = reap_strays(started);
+	/* what is left in the pipes: all their writers are gone, unless one
+	 * escaped both the group and gpuopt (then at most 100 ms more) */
+	capture_drain(&cp, 100);
+	for (int i = 0; i < 2; i++)
+		if (cp.fd[i] >= 0)
+			close(cp.fd[i]);
 	set_running(0);
 	if (w)
 		watch_drain(&wt, &t0); /* what it said last, now that nothing writes any more */
@@ -643,6 +747,9 @@ int runner_open_in(const char *path)
 
 int runner_open_out(const char *path)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+		return open_direct(path); /* never hung on a FIFO nobody reads */
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 

@@ -35,10 +35,17 @@
 
 #include "util.h"
 
+struct caplog;
+
 struct runner_stdio {
 	int in, out, err;   /* descriptors the command gets as 0, 1 and 2 */
 	const char *cwd;    /* the directory it starts in (NULL: gpuopt's own); a
 			     * relative program path is taken from there */
+	/* When set, that stream (out or err is then unused) goes to a pipe
+	 * that the runner drains into the log (core/caplog.h) while the
+	 * command runs and until what it started has ended; the caller
+	 * finishes the log (caplog_finish). */
+	struct caplog *out_log, *err_log;
 };
 
 struct run_result {
@@ -138,6 +145,9 @@ bool runner_fork_read(void (*fn)(void *arg, int fd), void *arg, double timeout_s
  * bash's <(...)) is read to its end into an anonymous file first, so the
  * descriptor can be rewound for every run. */
 int runner_open_in(const char *path);
+/* For writing, a FIFO is opened as open_direct opens it (core/fileio.h):
+ * waited on for a reader at most FIFO_WAIT_S, never past a caught signal;
+ * direct_error says its errno. */
 int runner_open_out(const char *path);
 
 #endif

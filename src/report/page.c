@@ -369,6 +369,24 @@ static void section_verdict(struct em *e, const struct page_input *in)
 	}
 }
 
+/* Says where a run's output in logs/ was cut (try's log_limit): its start
+ * and end are kept, the middle dropped. */
+static void log_cut(struct em *e, const char *who, json_t *run)
+{
+	static const char *const streams[2] = {"stdout", "stderr"};
+	for (int i = 0; i < 2; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "%s_dropped", streams[i]);
+		json_t *d = get(run, key);
+		if (!json_is_integer(d))
+			continue;
+		para(e, "%s wrote more to %s than the results keep: %s holds its first and last %g MB, and says "
+		     "where %lld bytes between them were dropped (log_limit in the contract, or --log-limit).",
+		     who, streams[i], str(run, streams[i]) ? str(run, streams[i]) : "its log",
+		     num(run, "log_limit_bytes", 0) / 2e6, (long long)json_integer_value(d));
+	}
+}
+
 static void section_contract(struct em *e, const struct page_input *in)
 {
 	json_t *c = get(in->contract, "contract");
@@ -422,7 +440,14 @@ static void section_contract(struct em *e, const struct page_input *in)
 		 num(c, "seed", 0));
 	row(e, "measuring", lim);
 	row(e, "metric", str(c, "metric") ? str(c, "metric") : "wall");
+	if (json_is_number(get(c, "log_limit"))) {
+		char logs[128];
+		snprintf(logs, sizeof logs, "at most %g MB of each run's stdout and of its stderr in logs/ (its start "
+			 "and end)", num(c, "log_limit", 0));
+		row(e, "logs", logs);
+	}
 	table_end(e);
+	log_cut(e, "The baseline", get(in->baseline, "run"));
 	buf_free(&ob);
 	buf_free(&cb);
 }
@@ -626,6 +651,7 @@ static void candidate_trace(struct em *e, json_t *c)
 	if (!tr)
 		return;
 	heading(e, 4, "trace", "Trace of one separate run (gpuopt trace)");
+	log_cut(e, "The traced run", tr);
 	if (str(tr, "error")) {
 		para(e, "Not traced: %s.", str(tr, "error"));
 		return;
@@ -742,6 +768,7 @@ static void section_candidates(struct em *e, const struct page_input *in)
 			     str(run, "dir") ? str(run, "dir") : "?");
 			if (str(run, "stderr_tail") && *str(run, "stderr_tail"))
 				code(e, str(run, "stderr_tail"));
+			log_cut(e, "The observed run", run);
 		}
 		candidate_fallbacks(e, c);
 		candidate_verify(e, c);

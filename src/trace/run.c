@@ -97,6 +97,7 @@ char *trace_find_tracer(const char *override, char **looked)
 
 struct pipe_state {
 	int fd, to;
+	struct caplog *log; /* where it goes instead of to, when set */
 	char line[4096];
 	size_t len;
 	bool open;
@@ -164,7 +165,10 @@ static bool pump(struct pipe_state *ps, struct logscan *ls)
 		}
 		return false;
 	}
-	write_all(ps->to, chunk, (size_t)n);
+	if (ps->log)
+		caplog_write(ps->log, chunk, (size_t)n);
+	else
+		write_all(ps->to, chunk, (size_t)n);
 	for (ssize_t i = 0; i < n; i++) {
 		char c = chunk[i];
 		if (c == '\n' || ps->len == sizeof ps->line - 1) {
@@ -258,10 +262,10 @@ static bool spawn_and_wait(const struct trace_settings *s, char **env, const cha
 		return false;
 	}
 	runner_watch(pid, dir);
-	int to_out = s->output == TRACE_OUT_STDERR ? 2 : s->output == TRACE_OUT_FDS ? s->out_fd : 1;
-	int to_err = s->output == TRACE_OUT_FDS ? s->err_fd : 2;
-	struct pipe_state ps[2] = {{.fd = out[0], .to = to_out, .open = true},
-				   {.fd = err[0], .to = to_err, .open = true}};
+	bool logs = s->output == TRACE_OUT_LOGS;
+	struct pipe_state ps[2] = {{.fd = out[0], .to = s->output == TRACE_OUT_STDERR ? 2 : 1,
+				    .log = logs ? s->out_log : NULL, .open = true},
+				   {.fd = err[0], .to = 2, .log = logs ? s->err_log : NULL, .open = true}};
 	int status = 0;
 	bool reaped = false, termed = false;
 	double reaped_at = 0, term_at = 0, signalled_at = -1;

@@ -22,13 +22,15 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "core/caplog.h"
 #include "tracefile.h"
 
 /* Where the program's standard output goes. */
 enum trace_output {
 	TRACE_OUT_INHERIT,  /* to gpuopt's standard output (read on the way for log lines) */
 	TRACE_OUT_STDERR,   /* to gpuopt's standard error (--format json keeps stdout for the report) */
-	TRACE_OUT_FDS,      /* stdout to out_fd, stderr to err_fd (gpuopt try's logs) */
+	TRACE_OUT_LOGS,     /* stdout to out_log, stderr to err_log (gpuopt try's logs, kept
+			     * within their limit: core/caplog.h; the caller finishes them) */
 };
 
 struct trace_settings {
@@ -43,7 +45,7 @@ struct trace_settings {
 	const char *tracer;          /* the tracer library, or NULL to search */
 	double timeout_s;            /* stop the program after this long (0: never) */
 	enum trace_output output;
-	int out_fd, err_fd;          /* with TRACE_OUT_FDS */
+	struct caplog *out_log, *err_log; /* with TRACE_OUT_LOGS */
 	const char *cwd;             /* the directory the program starts in, or NULL: gpuopt's */
 	bool quiet;                  /* no progress lines */
 };

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/mapfile.h"
 #include "core/util.h"
+#include "tracetext.h"
 
 static const char *const op_names[OP_COUNT] = {"none", "launch", "memcpy", "memset", "sync",
 					       "alloc", "free", "reset"};
@@ -664,9 +666,9 @@ bool trace_events_decode(const unsigned char *data, size_t len, uint64_t limit,
 	return true;
 }
 
-/* Events inlined in a saved trace: one array of 19 integers each. */
-#define EVENT_FIELDS 19
-
+/* Events inlined in a saved trace: one array of TRACE_EVENT_FIELDS integers
+ * each (tracetext.h). Most arrive lifted out of the text (tracetext.c);
+ * this reads those that did not. */
 static bool events_from_json(json_t *a, struct trace_process *p, char **why)
 {
 	if (!a)
@@ -679,42 +681,39 @@ static bool events_from_json(json_t *a, struct trace_process *p, char **why)
 	struct trace_event *ev = xcalloc(n + 1, sizeof *ev);
 	for (size_t i = 0; i < n; i++) {
 		json_t *r = json_array_get(a, i);
-		uint64_t v[EVENT_FIELDS];
-		if (!json_is_array(r) || json_array_size(r) != EVENT_FIELDS) {
+		uint64_t v[TRACE_EVENT_FIELDS];
+		if (!json_is_array(r) || json_array_size(r) != TRACE_EVENT_FIELDS) {
 			free(ev);
 			*why = xstrdup("an event is not an array of 19 numbers");
 			return false;
 		}
-		for (size_t k = 0; k < EVENT_FIELDS; k++)
-			if (!u64_of(json_array_get(r, k), &v[k]) ||
-			    (k != 7 && k != 8 && k != 9 && v[k] > UINT32_MAX) || (k < 4 && v[k] > 255)) {
-				free(ev);
-				*why = xstrdup("an event has a value out of range");
-				return false;
-			}
-		struct trace_event *e = &ev[i];
-		e->type = (uint8_t)v[0];
-		e->kind = (uint8_t)v[1];
-		e->hostkind = (uint8_t)v[2];
-		e->flags = (uint8_t)v[3];
-		e->device = (uint32_t)v[4];
-		e->stream = (uint32_t)v[5];
-		e->correlation = (uint32_t)v[6];
-		e->start = v[7];
-		e->end = v[8];
-		e->bytes = v[9];
-		e->name = (uint32_t)v[10];
-		e->site = (uint32_t)v[11];
-		e->tid = (uint32_t)v[12];
-		for (int k = 0; k < 3; k++) {
-			e->grid[k] = (uint32_t)v[13 + k];
-			e->block[k] = (uint32_t)v[16 + k];
+		bool ok = true;
+		for (size_t k = 0; k < TRACE_EVENT_FIELDS && ok; k++)
+			ok = u64_of(json_array_get(r, k), &v[k]);
+		if (!ok || !trace_event_from_row(v, &ev[i])) {
+			free(ev);
+			*why = xstrdup("an event has a value out of range");
+			return false;
 		}
-		if (!event_check(e, p, why)) {
+		if (!event_check(&ev[i], p, why)) {
 			free(ev);
 			return false;
 		}
 	}
+	p->events = ev;
+	p->nevents = n;
+	return true;
+}
+
+/* Takes events lifted from the text (owned ev, n of them) into p, each
+ * checked against p's strings and sites as events_from_json checks them. */
+static bool events_adopt(struct trace_event *ev, size_t n, struct trace_process *p, char **why)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!event_check(&ev[i], p, why)) {
+			free(ev);
+			return false;
+		}
 	p->events = ev;
 	p->nevents = n;
 	return true;
@@ -725,12 +724,12 @@ static json_t *events_to_json(const struct trace_process *p)
 	json_t *a = json_array();
 	for (size_t i = 0; i < p->nevents; i++) {
 		const struct trace_event *e = &p->events[i];
-		uint64_t v[EVENT_FIELDS] = {e->type, e->kind, e->hostkind, e->flags, e->device, e->stream,
+		uint64_t v[TRACE_EVENT_FIELDS] = {e->type, e->kind, e->hostkind, e->flags, e->device, e->stream,
 					    e->correlation, e->start, e->end, e->bytes, e->name, e->site,
 					    e->tid, e->grid[0], e->grid[1], e->grid[2], e->block[0],
 					    e->block[1], e->block[2]};
 		json_t *r = json_array();
-		for (size_t k = 0; k < EVENT_FIELDS; k++)
+		for (size_t k = 0; k < TRACE_EVENT_FIELDS; k++)
 			json_array_append_new(r, json_integer((json_int_t)v[k]));
 		json_array_append_new(a, r);
 	}
@@ -758,7 +757,8 @@ void trace_clear(struct trace *t)
 	memset(t, 0, sizeof *t);
 }
 
-static bool parse_saved(json_t *root, struct trace *t, char **why)
+/* The saved trace root into t; tt holds the timelines lifted from its text. */
+static bool parse_saved(json_t *root, struct tracetext *tt, struct trace *t, char **why)
 {
 	struct ctx c = {why, "trace"};
 	const char *format;
@@ -832,7 +832,12 @@ static bool parse_saved(json_t *root, struct trace *t, char **why)
 			return false;
 		}
 		t->nprocs++;
-		if (!events_from_json(json_object_get(po, "events"), &t->procs[t->nprocs - 1], &w)) {
+		struct trace_process *p = &t->procs[t->nprocs - 1];
+		struct trace_event *ev;
+		size_t nev;
+		bool ok = tracetext_take(tt, i, &ev, &nev) ? events_adopt(ev, nev, p, &w)
+							   : events_from_json(json_object_get(po, "events"), p, &w);
+		if (!ok) {
 			*why = xasprintf("process %zu: %s", i + 1, w);
 			free(w);
 			return false;
@@ -841,18 +846,26 @@ static bool parse_saved(json_t *root, struct trace *t, char **why)
 	return true;
 }
 
-bool trace_parse(const char *text, size_t len, struct trace *out, char **why)
+/* Parses text[0..len) (lying in map, when not NULL) into out; *why (owned)
+ * without the file's name. */
+static bool parse_text(const char *text, size_t len, struct mapfile *map, struct trace *out, char **why)
 {
 	memset(out, 0, sizeof *out);
 	*why = NULL;
 	json_error_t err;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	struct tracetext tt = {0};
+	json_t *root = tracetext_load(&tt, text, len, map, JSON_REJECT_DUPLICATES, &err);
 	if (!root) {
-		*why = xasprintf("not JSON: %s (line %d)", err.text, err.line);
+		*why = tt.shrank ? xstrdup("it changed while being read: it is shorter than when it was opened "
+					   "(is the program that writes it still running?)")
+				 : xasprintf("not JSON: %s (line %d)", err.text, err.line);
+		tracetext_free(&tt);
 		return false;
 	}
 	out->json = root;
-	if (!parse_saved(root, out, why)) {
+	bool ok = parse_saved(root, &tt, out, why);
+	tracetext_free(&tt);
+	if (!ok) {
 		if (!*why)
 			*why = xstrdup("malformed");
 		trace_clear(out);
@@ -860,6 +873,24 @@ bool trace_parse(const char *text, size_t len, struct trace *out, char **why)
 	}
 	return true;
 }
+
+bool trace_parse(const char *text, size_t len, struct trace *out, char **why)
+{
+	return parse_text(text, len, NULL, out, why);
+}
+
+/* Whether the first bytes of a file can begin a saved trace: a JSON object
+ * (after whitespace), or nothing yet. */
+static bool starts_like_trace(const char *head, size_t n)
+{
+	size_t k = 0;
+	while (k < n && (head[k] == ' ' || head[k] == '\t' || head[k] == '\n' || head[k] == '\r'))
+		k++;
+	return k == n || head[k] == '{';
+}
+
+/* The largest saved trace read. */
+#define TRACE_LOAD_LIMIT ((size_t)4 << 30)
 
 bool trace_load(const char *path, struct trace *out, char **why)
 {
@@ -873,6 +904,27 @@ bool trace_load(const char *path, struct trace *out, char **why)
 		*why = xasprintf("cannot read '%s': %s", path, open_read_error(errno));
 		return false;
 	}
+	/* a regular file is mapped (its pages go back to the kernel as it is
+	 * read: a trace of 85 MB is never all in memory as text) */
+	struct mapfile map;
+	char *mwhy = NULL;
+	if (mapfile_open_fd(fd, &map, &mwhy)) {
+		close(fd);
+		const char *text = map.data ? (const char *)map.data : "";
+		bool ok = map.size <= TRACE_LOAD_LIMIT;
+		if (!ok)
+			*why = xasprintf("cannot read '%s': file is larger than the %zu MB limit", path,
+					 TRACE_LOAD_LIMIT >> 20);
+		else if (!(ok = starts_like_trace(text, map.size < 4096 ? map.size : 4096)))
+			*why = xasprintf("'%s' is not a gpuopt trace: it does not begin with a JSON object", path);
+		else if (!(ok = parse_text(text, map.size, &map, out, &w))) {
+			*why = xasprintf("'%s': %s", path, w);
+			free(w);
+		}
+		mapfile_close(&map);
+		return ok;
+	}
+	free(mwhy); /* not a regular file (stdin, a FIFO, a device): read it */
 	char head[4096];
 	ssize_t got;
 	while ((got = read(fd, head, sizeof head)) < 0 && errno == EINTR)
@@ -882,16 +934,13 @@ bool trace_load(const char *path, struct trace *out, char **why)
 		close(fd);
 		return false;
 	}
-	size_t k = 0;
-	while (k < (size_t)got && (head[k] == ' ' || head[k] == '\t' || head[k] == '\n' || head[k] == '\r'))
-		k++;
-	if (k < (size_t)got && head[k] != '{') {
+	if (!starts_like_trace(head, (size_t)got)) {
 		*why = xasprintf("'%s' is not a gpuopt trace: it does not begin with a JSON object", path);
 		close(fd);
 		return false;
 	}
 	buf_append(&b, head, (size_t)got);
-	bool read_ok = got == 0 || read_fd(fd, (size_t)4 << 30, &b, &w);
+	bool read_ok = got == 0 || read_fd(fd, TRACE_LOAD_LIMIT, &b, &w);
 	close(fd);
 	if (!read_ok) {
 		*why = xasprintf("cannot read '%s': %s", path, w ? w : "error");
@@ -899,7 +948,7 @@ bool trace_load(const char *path, struct trace *out, char **why)
 		buf_free(&b);
 		return false;
 	}
-	bool ok = trace_parse(b.data ? b.data : "", b.len, out, &w);
+	bool ok = parse_text(b.data ? b.data : "", b.len, NULL, out, &w);
 	buf_free(&b);
 	if (!ok) {
 		*why = xasprintf("'%s': %s", path, w);
@@ -908,7 +957,9 @@ bool trace_load(const char *path, struct trace *out, char **why)
 	return ok;
 }
 
-json_t *trace_to_json(const struct trace *t)
+/* The saved form; with_events false leaves the processes' events out (their
+ * "events" key as the summary had it, or none), for trace_save to write. */
+static json_t *saved_root(const struct trace *t, bool with_events)
 {
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_string(TRACE_FILE_FORMAT));
@@ -934,23 +985,151 @@ json_t *trace_to_json(const struct trace *t)
 	json_t *procs = json_array();
 	for (size_t i = 0; i < t->nprocs; i++) {
 		json_t *po = json_copy(t->procs[i].json);
-		json_object_set_new(po, "events", events_to_json(&t->procs[i]));
+		if (with_events)
+			json_object_set_new(po, "events", events_to_json(&t->procs[i]));
 		json_array_append_new(procs, po);
 	}
 	json_object_set_new(root, "processes", procs);
 	return root;
 }
 
+json_t *trace_to_json(const struct trace *t)
+{
+	return saved_root(t, true);
+}
+
+/* Where put_saved writes: b, or nowhere when b is NULL (then it only counts
+ * the bytes, so the text is made in one allocation of its size). */
+struct out {
+	struct buf *b;
+	size_t n;
+};
+
+static void out_put(struct out *o, const char *s, size_t len)
+{
+	if (o->b)
+		buf_append(o->b, s, len);
+	o->n += len;
+}
+
+static void out_puts(struct out *o, const char *s)
+{
+	out_put(o, s, strlen(s));
+}
+
+/* x as "%lld" writes it (as jansson writes a json_integer). */
+static void out_int(struct out *o, json_int_t x)
+{
+	char text[24];
+	char *p = text + sizeof text;
+	unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (x < 0)
+		*--p = '-';
+	out_put(o, p, (size_t)(text + sizeof text - p));
+}
+
+/* Appends v as JSON_COMPACT text. */
+static void out_json(struct out *o, json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	out_puts(o, text ? text : "null");
+	free(text);
+}
+
+static void out_key(struct out *o, const char *key)
+{
+	json_t *k = json_string(key);
+	out_json(o, k);
+	json_decref(k);
+	out_put(o, ":", 1);
+}
+
+/* p's events as events_to_json's array, written straight as text. */
+static void out_events(struct out *o, const struct trace_process *p)
+{
+	out_put(o, "[", 1);
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct trace_event *e = &p->events[i];
+		uint64_t v[TRACE_EVENT_FIELDS] = {e->type, e->kind, e->hostkind, e->flags, e->device, e->stream,
+						  e->correlation, e->start, e->end, e->bytes, e->name, e->site,
+						  e->tid, e->grid[0], e->grid[1], e->grid[2], e->block[0],
+						  e->block[1], e->block[2]};
+		out_put(o, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t k = 0; k < TRACE_EVENT_FIELDS; k++) {
+			if (k)
+				out_put(o, ",", 1);
+			out_int(o, (json_int_t)v[k]);
+		}
+		out_put(o, "]", 1);
+	}
+	out_put(o, "]", 1);
+}
+
+/* The saved trace as json_dumps(trace_to_json(t), JSON_COMPACT) would write
+ * it, byte for byte, without the JSON tree of the events (a timeline of a
+ * million events took a gigabyte as one): the rest of the tree (root, made
+ * by saved_root without events) is dumped value by value and the events
+ * are printed in their place. */
+static void put_saved(struct out *o, const struct trace *t, json_t *root)
+{
+	const char *key;
+	json_t *v;
+	bool first = true;
+	out_put(o, "{", 1);
+	json_object_foreach(root, key, v) {
+		if (!first)
+			out_put(o, ",", 1);
+		first = false;
+		out_key(o, key);
+		if (strcmp(key, "processes") != 0) {
+			out_json(o, v);
+			continue;
+		}
+		out_put(o, "[", 1);
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *po = json_array_get(v, i);
+			const char *pk;
+			json_t *pv;
+			bool pfirst = true, events = false;
+			out_puts(o, i ? ",{" : "{");
+			json_object_foreach(po, pk, pv) {
+				if (!pfirst)
+					out_put(o, ",", 1);
+				pfirst = false;
+				out_key(o, pk);
+				if (strcmp(pk, "events") == 0) {
+					out_events(o, &t->procs[i]);
+					events = true;
+				} else {
+					out_json(o, pv);
+				}
+			}
+			if (!events) { /* where json_object_set_new puts a new key: last */
+				if (!pfirst)
+					out_put(o, ",", 1);
+				out_key(o, "events");
+				out_events(o, &t->procs[i]);
+			}
+			out_put(o, "}", 1);
+		}
+		out_put(o, "]", 1);
+	}
+	out_put(o, "}", 1);
+}
+
 bool trace_save(const struct trace *t, const char *path, char **why)
 {
-	json_t *root = trace_to_json(t);
-	char *text = json_dumps(root, JSON_COMPACT);
+	json_t *root = saved_root(t, false);
+	struct out count = {NULL, 0};
+	put_saved(&count, t, root);
+	struct buf b = {xmalloc(count.n + 1), 0, count.n + 1}; /* the text's size: never grown */
+	struct out text = {&b, 0};
+	put_saved(&text, t, root);
 	json_decref(root);
-	if (!text) {
-		*why = xstrdup("cannot serialize the trace");
-		return false;
-	}
-	bool ok = write_file_atomic(path, text, strlen(text), why);
-	free(text);
+	bool ok = write_file_atomic(path, b.data, b.len, why);
+	buf_free(&b);
 	return ok;
 }

@@ -13,11 +13,12 @@
 #include "core/fileio.h"
 #include "core/runner.h"
 #include "core/shellsplit.h"
+#include "try.h"
 
 static const char *const top_keys[] = {
 	"baseline", "python", "outputs", "tolerance", "candidates", "accelerators", "warmup",
 	"min_runs", "max_runs", "min_time", "max_time", "min_effect", "precision", "timeout",
-	"seed", "metric", "results", "trace", NULL,
+	"seed", "metric", "results", "trace", "log_limit", NULL,
 };
 static const char *const output_keys[] = {
 	"path", "rtol", "atol", "ulp", "equal_nan", "allow_dtype", "key", "unordered",
@@ -46,6 +47,7 @@ void contract_defaults(struct try_contract *c)
 	c->metric = xstrdup("wall");
 	c->results = xstrdup("gpuopt-try");
 	c->trace = -1;
+	c->log_limit = TRY_LOG_LIMIT_MB;
 }
 
 void contract_free(struct try_contract *c)
@@ -682,6 +684,9 @@ bool contract_from_json(json_t *doc, const char *file, struct try_contract *c, c
 	}
 	if ((v = json_object_get(doc, "results")) && !want_string(v, file, "results", &c->results, why))
 		return false;
+	if ((v = json_object_get(doc, "log_limit")) &&
+	    !want_number(v, file, "log_limit", TRY_LOG_LIMIT_MIN_MB, 1e6, &c->log_limit, why))
+		return false;
 	if ((v = json_object_get(doc, "trace"))) {
 		bool t;
 		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
@@ -733,12 +738,12 @@ json_t *contract_to_json(const struct try_contract *c)
 			json_array_append_new(acc, json_string(c->accel[i]));
 	}
 	return json_pack("{s:s?, s:s, s:s, s:s?, s:o, s:o, s:o, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:f, "
-			 "s:I, s:s, s:s, s:s}",
+			 "s:I, s:s, s:s, s:s, s:f}",
 			 "file", c->file, "dir", c->dir, "python", c->python, "baseline", c->baseline,
 			 "outputs", outs, "candidates", cands, "accelerators", acc, "warmup", (int)c->warmup,
 			 "min_runs", (int)c->min_runs, "max_runs", (int)c->max_runs, "min_time", c->min_time,
 			 "max_time", c->max_time, "min_effect", c->min_effect * 100, "precision",
 			 c->precision * 100, "timeout", c->timeout, "seed", (json_int_t)c->seed, "metric",
 			 c->metric, "results", c->results, "trace",
-			 c->trace < 0 ? "auto" : c->trace ? "yes" : "no");
+			 c->trace < 0 ? "auto" : c->trace ? "yes" : "no", "log_limit", c->log_limit);
 }

@@ -45,6 +45,8 @@ struct try_contract {
 	char *metric;            /* "wall" */
 	char *results;           /* the results directory (relative to dir unless absolute) */
 	int trace;               /* -1 auto (when a GPU is there), 0 no, 1 yes */
+	double log_limit;        /* MB of each stream of a run kept in logs/ (its first and
+				  * last half; the middle dropped) */
 };
 
 /* The defaults of every field, and dir = the current directory. */

@@ -17,6 +17,7 @@
 
 #include "bench/bench.h"
 #include "contract.h"
+#include "core/caplog.h"
 #include "core/data.h"
 #include "core/diag.h"
 #include "core/fileio.h"
@@ -217,9 +218,36 @@ static double run_timeout(const struct session *s)
 	return base * TRY_TIMEOUT_FACTOR > TRY_TIMEOUT_MIN_S ? base * TRY_TIMEOUT_FACTOR : TRY_TIMEOUT_MIN_S;
 }
 
+/* The bytes of each stream of a run kept in logs/ (the contract's
+ * log_limit, in MB). */
+static uint64_t log_limit(const struct session *s)
+{
+	return (uint64_t)(s->c.log_limit * 1e6);
+}
+
+/* Says in rec what the logs of one run dropped: STREAM_dropped (bytes
+ * dropped from the middle of logs/...) and the limit, when any was. */
+static void record_dropped(json_t *rec, const struct caplog *out, const struct caplog *err)
+{
+	const struct caplog *logs[2] = {out, err};
+	const char *keys[2] = {"stdout_dropped", "stderr_dropped"};
+	bool any = false;
+	for (int i = 0; i < 2; i++)
+		if (caplog_dropped(logs[i])) {
+			json_object_set_new(rec, keys[i], json_integer((json_int_t)caplog_dropped(logs[i])));
+			any = true;
+		}
+	if (any)
+		json_object_set_new(rec, "log_limit_bytes", json_integer((json_int_t)out->limit));
+}
+
 /* Runs command (a command line) in dir, its output into logs/LABEL.out /
- * .err; the record of the run (owned), with "ok". */
-static json_t *run_logged(struct session *s, const char *command, const char *dir, const char *label)
+ * .err, each kept within the contract's log_limit (the first and last half
+ * of it; the middle dropped, said in the file and in the record); every
+ * line of both, dropped ones too, goes to on_line when it is not NULL. The
+ * record of the run (owned), with "ok". */
+static json_t *run_logged(struct session *s, const char *command, const char *dir, const char *label,
+			  void (*on_line)(void *ctx, const char *line, size_t len), void *line_ctx)
 {
 	json_t *rec = json_pack("{s:s, s:s}", "command", command, "dir", dir);
 	char *why = NULL;
@@ -234,9 +262,14 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 	make_dirs(logs);
 	char *outp = xasprintf("%s/%s.out", logs, label), *errp = xasprintf("%s/%s.err", logs, label);
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), out = open_log(outp), err = open_log(errp);
-	struct runner_stdio io = {in, out, err, dir};
+	struct caplog lo, le;
+	caplog_init(&lo, out, log_limit(s), on_line, line_ctx);
+	caplog_init(&le, err, log_limit(s), on_line, line_ctx);
+	struct runner_stdio io = {in, -1, -1, dir, &lo, &le};
 	struct run_result r;
 	bool started = in >= 0 && out >= 0 && err >= 0 && runner_run(argv, &io, run_timeout(s), &r);
+	caplog_finish(&lo);
+	caplog_finish(&le);
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
@@ -245,6 +278,9 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 		close(err);
 	json_object_set_new(rec, "stdout", json_sprintf("logs/%s.out", label));
 	json_object_set_new(rec, "stderr", json_sprintf("logs/%s.err", label));
+	record_dropped(rec, &lo, &le);
+	caplog_free(&lo);
+	caplog_free(&le);
 	if (!started) {
 		json_object_set_new(rec, "ok", json_false());
 		json_object_set_new(rec, "error", json_sprintf("'%s' could not be started: %s", argv[0],
@@ -484,6 +520,8 @@ static bool setup_contract(struct session *s)
 		s->c.max_time = set->max_time;
 	if (set->min_runs >= 1)
 		s->c.min_runs = (unsigned)set->min_runs;
+	if (set->log_limit > 0)
+		s->c.log_limit = set->log_limit;
 	if (s->c.max_runs && s->c.max_runs < s->c.min_runs)
 		s->c.max_runs = s->c.min_runs;
 	baseline_shape(s);
@@ -1028,7 +1066,7 @@ static bool step_baseline(struct session *s)
 			scratch_free(&sc);
 			return false;
 		}
-		json_t *rec = run_logged(s, s->c.baseline, sc.dir, "baseline");
+		json_t *rec = run_logged(s, s->c.baseline, sc.dir, "baseline", NULL, NULL);
 		if (runner_interrupted()) {
 			json_decref(rec);
 			scratch_free(&sc);
@@ -1296,25 +1334,29 @@ static void count_lines(json_t *accel, const char *text, json_t *counts, size_t 
 	}
 }
 
-/* The CPU fallbacks an accelerator's observed run printed. */
-static json_t *count_fallbacks(struct session *s, const struct cand *c, json_t *rec, const char *dir)
+/* The CPU fallbacks and GPU calls an accelerator's observed run printed,
+ * counted line by line as it prints them (its logs keep only their start
+ * and end). */
+struct fallback_count {
+	json_t *accel;  /* the accelerator's knowledge (borrowed) */
+	json_t *counts; /* what -> how many */
+	size_t fallbacks, gpu;
+};
+
+static void count_line(void *ctx, const char *line, size_t len)
 {
-	json_t *counts = json_object();
-	size_t fallbacks = 0, gpu = 0;
-	const char *logs[2] = {json_string_value(json_object_get(rec, "stdout")),
-			       json_string_value(json_object_get(rec, "stderr"))};
-	for (int k = 0; k < 2; k++) {
-		if (!logs[k])
-			continue;
-		char *p = path_in(s, logs[k]);
-		struct buf b = {0};
-		char *why = NULL;
-		if (read_file(p, 256u << 20, &b, &why) && b.data)
-			count_lines(c->accel, b.data, counts, &fallbacks, &gpu);
-		free(why);
-		buf_free(&b);
-		free(p);
-	}
+	struct fallback_count *fc = ctx;
+	(void)len;
+	count_lines(fc->accel, line, fc->counts, &fc->fallbacks, &fc->gpu);
+}
+
+/* The counts of fc (which it empties) with those of the accelerator's own
+ * files in dir, as the candidate's "fallbacks" record. */
+static json_t *count_fallbacks(const struct cand *c, struct fallback_count *fc, const char *dir)
+{
+	json_t *counts = fc->counts;
+	size_t fallbacks = fc->fallbacks, gpu = fc->gpu;
+	fc->counts = NULL;
 	size_t i;
 	json_t *f;
 	json_array_foreach(json_object_get(c->accel, "observe_files"), i, f) {
@@ -1548,6 +1590,9 @@ static json_t *trace_candidate(struct session *s, const struct cand *c, int inde
 	memset(&cfg, 0, sizeof cfg);
 	bool have_cfg = false;
 	int fo = -1, fe = -1;
+	struct caplog lo, le;
+	caplog_init(&lo, -1, 0, NULL, NULL);
+	caplog_init(&le, -1, 0, NULL, NULL);
 	if (!argv) {
 		out = json_pack("{s:s}", "error", why ? why : "cannot split the command");
 		goto done;
@@ -1569,12 +1614,16 @@ static json_t *trace_candidate(struct session *s, const struct cand *c, int inde
 	free(op);
 	free(ep);
 	free(logs);
-	struct trace_settings ts = {.argv = argv, .config = &cfg, .timeline = true, .output = TRACE_OUT_FDS,
-				    .out_fd = fo, .err_fd = fe, .cwd = sc.dir, .quiet = true,
+	caplog_init(&lo, fo, log_limit(s), NULL, NULL);
+	caplog_init(&le, fe, log_limit(s), NULL, NULL);
+	struct trace_settings ts = {.argv = argv, .config = &cfg, .timeline = true, .output = TRACE_OUT_LOGS,
+				    .out_log = &lo, .err_log = &le, .cwd = sc.dir, .quiet = true,
 				    .timeout_s = run_timeout(s)};
 	free(why);
 	why = NULL;
 	struct trace *t = trace_run(&ts, &why);
+	caplog_finish(&lo);
+	caplog_finish(&le);
 	if (!t) {
 		out = json_pack("{s:s}", "error", why ? why : "the tracer did not run");
 	} else if (!t->traced) {
@@ -1602,9 +1651,16 @@ static json_t *trace_candidate(struct session *s, const struct cand *c, int inde
 		free(chrome);
 		trace_report_free(r);
 	}
+	if (fo >= 0 && fe >= 0) {
+		json_object_set_new(out, "stdout", json_sprintf("logs/%s.out", name));
+		json_object_set_new(out, "stderr", json_sprintf("logs/%s.err", name));
+	}
+	record_dropped(out, &lo, &le);
 	trace_free(t);
 	scratch_free(&sc);
 done:
+	caplog_free(&lo);
+	caplog_free(&le);
 	if (fo >= 0)
 		close(fo);
 	if (fe >= 0)
@@ -1688,9 +1744,11 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 			free(key);
 				return false;
 			}
-			json_t *rec = run_logged(s, c->observe, sc.dir, dname);
+			struct fallback_count fc = {c->accel, json_object(), 0, 0};
+			json_t *rec = run_logged(s, c->observe, sc.dir, dname, c->accel ? count_line : NULL, &fc);
 			free(dname);
 			if (runner_interrupted()) {
+				json_decref(fc.counts);
 				json_decref(rec);
 				scratch_free(&sc);
 				json_decref(doc);
@@ -1699,8 +1757,12 @@ static bool try_candidate(struct session *s, struct cand *c, int index, struct t
 				return fail(s, TRY_INTERRUPTED, "interrupted while running %s; run again to resume", c->name);
 			}
 			in.ran = json_is_true(json_object_get(rec, "ok"));
+			if (!c->accel) {
+				json_decref(fc.counts);
+				fc.counts = NULL;
+			}
 			if (c->accel) {
-				json_t *fb = count_fallbacks(s, c, rec, sc.dir);
+				json_t *fb = count_fallbacks(c, &fc, sc.dir);
 				in.fallbacks = (size_t)json_integer_value(json_object_get(fb, "count"));
 				in.gpu_calls = (size_t)json_integer_value(json_object_get(fb, "gpu_calls"));
 				json_t *top = json_array_get(json_object_get(fb, "items"), 0);

@@ -28,6 +28,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What a run's output may take in logs/, per stream, by default and at
+ * least (MB: 10^6 bytes); the contract's log_limit, --log-limit. */
+#define TRY_LOG_LIMIT_MB 4.0
+#define TRY_LOG_LIMIT_MIN_MB 0.001
+
 struct try_settings {
 	const char *script;          /* SCRIPT, or NULL (the contract's baseline) */
 	const char *contract;        /* a contract file, or NULL: found in the project directory */
@@ -40,6 +45,7 @@ struct try_settings {
 	int trace;                   /* -1: the contract's (auto: when a GPU is there); 0 no; 1 yes */
 	double max_time;             /* < 0: the contract's */
 	int min_runs;                /* < 1: the contract's */
+	double log_limit;            /* MB of each stream of a run kept in logs/; 0: the contract's */
 	bool fresh;                  /* start over, ignoring the steps an earlier run saved */
 	/* Called with one line per step ("baseline: run 1 ..."), or NULL. */
 	void (*progress)(void *ctx, const char *line);

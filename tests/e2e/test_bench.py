@@ -243,6 +243,35 @@ def test_failing_command_stops_with_its_stderr(tmp_path):
     assert not list(tmp_path.glob("never.json.tmp*"))
 
 
+def test_a_command_that_floods_stderr_is_not_kept_whole(tmp_path):
+    """bench kept a run's whole stderr in a temporary file, to show its end
+    if the run failed: 66 MB of it took 66 MB of /tmp (a bigger one fills
+    the disk). Now it keeps the first and last 32 KB in memory. Looked at
+    while the command sleeps after writing: no file of gpuopt's is big."""
+    flood = (f"{PY} -c \"import sys, time; w = sys.stderr.write; [w('noise %08d ' % i + 'x' * 50 + chr(10)) "
+             f"for i in range(1000000)]; w('the last words' + chr(10)); sys.stderr.flush(); "
+             f"open('{tmp_path}/written', 'w'); time.sleep(3); sys.exit(4)\"")
+    proc = subprocess.Popen([str(BINARY), "bench", "--runs", "3", *FAST, flood], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "written").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert (tmp_path / "written").exists()
+    kept = {}
+    for fd in os.listdir(f"/proc/{proc.pid}/fd"):
+        try:
+            st = os.stat(f"/proc/{proc.pid}/fd/{fd}")
+            kept[os.readlink(f"/proc/{proc.pid}/fd/{fd}")] = st.st_size if os.path.isfile(
+                f"/proc/{proc.pid}/fd/{fd}") else 0
+        except OSError:
+            pass
+    _, err = proc.communicate(timeout=60)
+    assert max(kept.values(), default=0) < 1 << 20, kept  # 66 MB were written
+    assert proc.returncode == 1 and "exited with status 4" in err, err
+    assert "gpuopt: bench: its stderr ended with:" in err and "  | the last words" in err, err
+    assert "noise 00999999 " in err  # the lines just before it
+
+
 def test_ignore_failure_counts_failed_runs(tmp_path):
     doc, r = bench_json(tmp_path, "--runs", "3", *FAST, "--ignore-failure", "true", FAIL3)
     cand = doc["groups"][0]["commands"][1]
@@ -289,6 +318,87 @@ def test_interrupt_kills_the_running_command(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 1 and "interrupted" in err and not out.exists()
+
+
+def start_bench(tmp_path, *args):
+    """gpuopt bench in the background on a command that leaves a file behind
+    each time it runs (how many runs there were, from outside)."""
+    marker = tmp_path / "runs"
+    cmd = f"sh -c 'echo x >> {marker}'"
+    p = subprocess.Popen([str(BINARY), "bench", *FAST, *args, cmd], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    return p, marker
+
+
+def test_export_to_a_fifo_nobody_reads_fails_after_the_runs(tmp_path):
+    """An export to a FIFO is opened when it is written, after the runs, and
+    waited on for a reader 10 s at most; then bench says which file."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    p, marker = start_bench(tmp_path, "--runs", "3", "--export-json", fifo)
+    _, err = p.communicate(timeout=60)
+    took = time.monotonic() - t0
+    assert marker.read_text().count("x") == 3, err  # it ran first
+    assert p.returncode == 2 and 9 < took < 30, (p.returncode, took, err)
+    assert f"gpuopt: bench: --export-json: cannot write '{fifo}': a FIFO that no process read from for 10 s" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_bench_waiting_on_an_export(tmp_path, sig):
+    """bench waited out its 10 s on a FIFO nobody reads, and a reader that
+    stopped reading held it forever, deaf to TERM and INT (its handler only
+    passes them on to a command, and none was running). Now the signal ends
+    the wait: bench stops at once, says so, exits 1."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    p, marker = start_bench(tmp_path, "--runs", "3", "--export-json", fifo)
+    assert "one command" in p.stdout.readline()  # the report is printed before the exports
+    time.sleep(1)
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 3, err
+    assert p.returncode == 1, (p.returncode, err)
+    assert f"--export-json: cannot write '{fifo}': interrupted by a signal while waiting for a process to read it" in err
+    assert f"interrupted by signal {int(sig)} ({signal.strsignal(sig)}) while writing the exports" in err
+    # a reader that opened it and reads nothing: the export (over a pipe's 64 KB) waits on it
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        p, marker = start_bench(tmp_path, "--runs", "300", "--export-json", fifo)
+        assert "one command" in p.stdout.readline()
+        time.sleep(1)
+        assert p.poll() is None  # still writing
+        t0 = time.monotonic()
+        p.send_signal(sig)
+        try:
+            _, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise AssertionError("bench did not stop")
+        assert time.monotonic() - t0 < 3 and p.returncode == 1, (p.returncode, err)
+        assert f"--export-json: cannot write '{fifo}': interrupted by a signal" in err
+    finally:
+        os.close(reader)
+
+
+def test_output_to_a_fifo_nobody_reads_is_refused_before_the_runs(tmp_path):
+    """--output FIFO (the commands' stdout) was opened blocking before the
+    first run: with no reader, bench hung there for good."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    p, marker = start_bench(tmp_path, "--runs", "3", "--output", fifo)
+    try:
+        _, err = p.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("bench hung on --output FIFO")
+    assert p.returncode == 2 and time.monotonic() - t0 < 30, err
+    assert f"gpuopt: bench: --output: cannot write '{fifo}': a FIFO that no process read from for 10 s" in err
+    assert not marker.exists()
 
 
 def test_no_shell_by_default_and_shell_on_request(tmp_path):

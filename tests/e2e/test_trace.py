@@ -777,6 +777,53 @@ def test_damaged_traces_are_refused(tmp_path):
     assert run("trace", "show", bad).rc == 2
 
 
+def test_trace_show_memory_stays_near_the_timeline_it_holds(tmp_path):
+    """An 85 MB trace took 1.08 GB to show (a JSON tree of every event: about
+    1 kB each). The bound, per event of the timeline: the event itself, the
+    80-byte struct trace_event (tracefmt.h) that gpuopt keeps, about the size
+    of its ~67 bytes of text, with a quarter more for slack; plus what the
+    same build takes for the recorded trace the big one repeats (the program,
+    its tables and, under sanitizers, their own memory), and 16 MB for the
+    mapped text read in 8 MB steps that go back to the kernel and the summary's
+    JSON. On ~30 MB (444,518 events): a bound of about 71 MB, 46 MB used;
+    before the fix, 498 MB. With -o, the saved text too."""
+    big = tmp_path / "big.json"
+    subprocess.run([sys.executable, ROOT / "bench" / "trace_big.py", "--size", "30", big], check=True,
+                   capture_output=True)
+    small = fixture("cupy_tiny_kernels")
+    per_copy = len(json.loads(small.read_text())["processes"][0]["events"])
+    peaks = {}
+    # measured from a fresh interpreter, whose only child is gpuopt: a child's
+    # peak starts from its parent's size when it was forked (pytest's here)
+    probe = ("import os, resource, subprocess, sys\n"
+             "with open(sys.argv[1], 'wb') as out:\n"
+             "    rc = subprocess.run(sys.argv[2:], stdout=out).returncode\n"
+             "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    for name, path in (("small", small), ("big", big)):
+        out = tmp_path / f"{name}.out"
+        r = subprocess.run([sys.executable, "-c", probe, out, BINARY, "trace", "show", "-q", "--format", "json",
+                            path], capture_output=True, text=True, timeout=120)
+        rc, peak_kib = r.stdout.split()
+        assert rc == "0", r.stderr
+        peaks[name] = int(peak_kib) * 1024
+        events = json.loads(out.read_text())["processes"][0]["events"]
+    assert events % per_copy == 0 and events >= 400_000, events  # every row of the big one was read
+    bound = peaks["small"] + 1.25 * 80 * events + 16e6
+    assert peaks["big"] <= bound, (f"{peaks['big'] / 1e6:.1f} MB for {big.stat().st_size / 1e6:.1f} MB, "
+                                   f"{events} events; bound {bound / 1e6:.1f} MB")
+    # saving it again (-o) built the JSON tree of every event too (2.55 GB for 85 MB): now the text
+    # is written from the events, held once (a quarter more for the buffer's growth)
+    copy = tmp_path / "copy.json"
+    r = subprocess.run([sys.executable, "-c", probe, tmp_path / "saved.out", BINARY, "trace", "show", "-q",
+                        "--format", "json", "-o", copy, big], capture_output=True, text=True, timeout=120)
+    rc, peak_kib = r.stdout.split()
+    assert rc == "0", r.stderr
+    assert json.loads(copy.read_text()) == json.loads(big.read_text())
+    bound += 1.25 * big.stat().st_size
+    assert int(peak_kib) * 1024 <= bound, (f"-o: {int(peak_kib) / 1e3:.1f} MB for {big.stat().st_size / 1e6:.1f} "
+                                           f"MB; bound {bound / 1e6:.1f} MB")
+
+
 # ---- record sampling (the default; --exact records everything) ----
 # torch_tiny_kernels_sampled: torch_tiny_kernels.py 100000 traced with the
 # first sampling tracer (kernel records only), on the H200 in the call that

@@ -160,6 +160,7 @@ def test_outputs_found_when_not_declared(tmp_path):
     ('baseline = "x"\naccelerators = ["cuda"]\n', "accelerators[0]: 'cuda' is not one of"),
     ('baseline = "x\n', "gpuopt.toml: not valid TOML:"),
     ('min_runs = 3\n', "no baseline: give SCRIPT, --baseline CMD, or 'baseline'"),
+    ('baseline = "x"\nlog_limit = 0\n', "gpuopt.toml: 'log_limit' = 0 makes no sense: it must be from 0.001 to 1e+06"),
 ])
 def test_contract_errors_name_the_key_and_file(tmp_path, contract, message):
     d = project(tmp_path, contract)
@@ -243,6 +244,59 @@ def test_init_writes_a_starter_that_try_reads(tmp_path):
     assert "candidate" in r.out
 
 
+CHATTY = """import sys
+import numpy as np
+n = int(sys.argv[1])
+line = "x" * 90
+for i in range(n):
+    sys.stdout.write(f"line {i:09d} {line}\\n")
+sys.stderr.write("only this on stderr\\n")
+np.save("result.npy", np.arange(10.0))
+"""
+CHATTY_LINES, CHATTY_LINE = 120000, 106  # 12.7 MB on stdout
+
+
+def test_a_run_that_prints_too_much_keeps_the_start_and_end_of_its_output(tmp_path):
+    """A run's whole output went to the results' logs/ (a 200 MB stdout stayed
+    there; 2 MB filled a small disk). Now each stream keeps its first and last
+    half of log_limit (default 4 MB), streamed, with a line saying how many
+    bytes were dropped between them, and the results and the report say so."""
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "chatty.py").write_text(CHATTY)
+    (d / "chatty2.py").write_text(CHATTY)
+    (d / "gpuopt.toml").write_text(f'baseline = "{PY} chatty.py {CHATTY_LINES}"\noutputs = ["result.npy"]\n'
+                                   f'candidates = [{{name = "same", command = "{PY} chatty2.py {CHATTY_LINES}"}}]\n'
+                                   "min_runs = 3\nmax_time = 1\n")
+    total = CHATTY_LINES * CHATTY_LINE
+    last = f"line {CHATTY_LINES - 1:09d} {'x' * 90}\n".encode()
+    for limit, extra in ((4_000_000, []), (500_000, ["--fresh", "--log-limit", "0.5"])):
+        r = run("try", "-q", *extra, cwd=d, timeout=300)
+        assert r.rc in (0, 1), r
+        res = d / "gpuopt-try"
+        dropped = total - limit
+        for label in ("baseline", "candidate-1"):
+            out = (res / "logs" / f"{label}.out").read_bytes()
+            assert len(out) < limit + 200, (label, len(out))
+            assert out.startswith(b"line 000000000 ") and out.endswith(last), label
+            note = (f"[gpuopt: {dropped} bytes of output dropped here: only the first {limit // 2} "
+                    f"and the last {limit // 2} bytes are kept]\n").encode()
+            assert out.count(note) == 1, (label, out[limit // 2 - 100:limit // 2 + 200])
+            assert (res / "logs" / f"{label}.err").read_text() == "only this on stderr\n"
+        for rec in (json.loads((res / "baseline.json").read_text())["run"], candidate(d, 1)["run"]):
+            assert rec["stdout_dropped"] == dropped and rec["log_limit_bytes"] == limit, rec
+            assert "stderr_dropped" not in rec
+        assert candidate(d, 1)["verify"][0]["result"] == "pass"
+        r = run("report", "--format", "markdown", "-o", "-", res)
+        assert r.rc == 0, r
+        text = " ".join(r.out.split())
+        for who, log in (("The baseline", "baseline"), ("The observed run", "candidate-1")):
+            assert (f"{who} wrote more to stdout than the results keep: logs/{log}.out holds its first and "
+                    f"last {limit / 2e6:g} MB, and says where {dropped} bytes between them were dropped") in text, r
+    r = run("try", "--log-limit", "0", cwd=d)
+    assert r.rc == 2 and "--log-limit: '0' is not a number of MB from 0.001 to 1000000" in r.err, r
+
+
 def test_usage_errors():
     r = run("try", "--min-runs", "0")
     assert r.rc == 2 and "--min-runs: '0' is not a number from 1 to 100000" in r.err
@@ -290,6 +344,40 @@ def test_installed_accelerators_without_a_gpu(tmp_path):
     assert c["fallbacks"]["count"] >= 3 and c["fallbacks"]["gpu_calls"] == 0
     assert c["fallbacks"]["items"][0]["what"].startswith("pandas.")
     assert c["verify"][0]["result"] == "pass" and "bench" not in c
+
+
+NETWORKX = """import sys
+import networkx as nx, numpy as np
+sys.stderr.write("starting" + "." * 600 + chr(10))  # the first 500 bytes of a 1 kB log
+g = nx.path_graph(200)
+np.save("out.npy", np.array([nx.shortest_path_length(g, 0, 199)], dtype=float))
+"""
+
+
+def test_accelerator_lines_are_counted_in_full_from_cut_logs(tmp_path):
+    """nx-cugraph from PyPI without a GPU: networkx's dispatch log says which
+    calls it gave the cugraph backend before cupy fails. Counted as the lines
+    are printed, so a log cut to 1 kB (--log-limit 0.001) keeps the counts
+    of the whole output, though the file holds only its start and end (here
+    without those lines: the program's first line fills the start)."""
+    skip_unless_installed("gpu-packages.txt")
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "g.py").write_text(NETWORKX)
+    (d / "gpuopt.toml").write_text(f'baseline = "{VENV_PY} g.py"\noutputs = ["out.npy"]\nmin_runs = 3\n'
+                                   "max_time = 1\n")
+    r = run("try", "-q", cwd=d, timeout=300)
+    assert r.rc == 1, r
+    full = candidate(d, 1)
+    assert full["name"] == "nx-cugraph" and full["fallbacks"]["gpu_calls"] >= 2, full
+    assert "stderr_dropped" not in full["run"]
+    r = run("try", "-q", "--fresh", "--log-limit", "0.001", cwd=d, timeout=300)
+    assert r.rc == 1, r
+    cut = candidate(d, 1)
+    assert cut["run"]["stderr_dropped"] > 0 and cut["run"]["log_limit_bytes"] == 1000, cut["run"]
+    log = (d / "gpuopt-try" / "logs" / "candidate-1.err").read_text()
+    assert log.count("Using backend 'cugraph' for call to") < full["fallbacks"]["gpu_calls"], log
+    assert cut["fallbacks"] == full["fallbacks"]
 
 
 GPU_FORMS = {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/caplog.h"
 #include "core/runner.h"
 
 static struct runner_stdio quiet(void)
@@ -125,6 +126,37 @@ static void test_streams(void **state)
 	unlink(out_path);
 }
 
+static void test_streams_kept_in_logs(void **state)
+{
+	(void)state;
+	struct runner_stdio io = quiet();
+	struct caplog out, err;
+	caplog_init(&out, -1, 1000, NULL, NULL);
+	caplog_init(&err, -1, 1000, NULL, NULL);
+	io.out_log = &out;
+	io.err_log = &err;
+	struct run_result r;
+	/* 1.1 MB, far more than a pipe holds, and a child that writes after the
+	 * command has exited, until the runner ends it: all of what came before
+	 * is read, none of it blocks the command */
+	char *argv[] = {"sh", "-c",
+			"(sleep 0.2; echo late >&2) & i=0; while [ $i -lt 20000 ]; do "
+			"echo 'line of sixty bytes, give or take, to fill the pipe.....'; i=$((i+1)); done; "
+			"echo bye >&2",
+			NULL};
+	assert_true(runner_run(argv, &io, 30, &r));
+	assert_true(run_ok(&r));
+	caplog_finish(&out);
+	caplog_finish(&err);
+	assert_int_equal(out.total, 20000 * 57);
+	assert_int_equal(caplog_dropped(&out), 20000 * 57 - 1000);
+	assert_non_null(strstr(caplog_text(&out), "bytes of output dropped here"));
+	assert_non_null(strstr(caplog_text(&err), "bye\n"));
+	caplog_free(&out);
+	caplog_free(&err);
+	close_io(&io);
+}
+
 static void test_rusage_is_per_run(void **state)
 {
 	(void)state;
@@ -203,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_timeout_kills_the_group),
 		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_streams_kept_in_logs),
 		cmocka_unit_test(test_rusage_is_per_run),
 		cmocka_unit_test(test_watched_run),
 	};
