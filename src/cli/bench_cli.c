@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/diag.h"
+#include "core/fileio.h"
 
 enum opt_id {
 	O_WARMUP, O_MIN_RUNS, O_MAX_RUNS, O_RUNS, O_MIN_TIME, O_MAX_TIME, O_PRECISION, O_MIN_EFFECT,
@@ -438,6 +439,17 @@ bool bench_cli_parse(int argc, char **argv, struct bench_cli *c)
 		diag_error("bench: only one --export-* can go to stdout (-): they would run together");
 		return false;
 	}
+	/* two outputs in one file: the one written last would replace the other */
+	const char *outs[4] = {s->export_json, s->export_csv, s->export_markdown,
+			       s->output == OUTPUT_FILE ? s->output_file : NULL};
+	static const char *const names[4] = {"--export-json", "--export-csv", "--export-markdown", "--output"};
+	for (int a = 0; a < 4; a++)
+		for (int b = a + 1; b < 4; b++)
+			if (output_same(outs[a], outs[b])) {
+				diag_error("bench: %s and %s both name '%s': one would replace the other", names[a],
+					   names[b], outs[b]);
+				return false;
+			}
 	return true;
 }
 

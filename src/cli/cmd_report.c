@@ -75,7 +75,9 @@ static int run(int argc, char **argv)
 	struct page_input in;
 	char *why = NULL;
 	char *dirs[] = {(char *)dir};
-	struct output_inputs reads = {dirs, 1, ".json"};
+	/* every file of a results directory is its own: the reference arrays,
+	 * the logs and the runs a later try resumes from, not only its JSON */
+	struct output_inputs reads = {dirs, 1, "*"};
 	if (output && !output_check(output, &reads, force, &why)) {
 		diag_error("report: -o '%s': %s", output, why);
 		free(why);

@@ -156,8 +156,8 @@ static int run(int argc, char **argv)
 		case 'N': s.trace = 0; break;
 		case 'T':
 			s.max_time = strtod(optarg, &end);
-			if (*end || !(s.max_time >= 0 && s.max_time < 1e7)) {
-				diag_error("try: --max-time: '%s' is not a number of seconds", optarg);
+			if (*end || !(s.max_time >= 0.001 && s.max_time <= 86400 * 7)) {
+				diag_error("try: --max-time: '%s' is not a number of seconds from 0.001 to 604800", optarg);
 				goto done;
 			}
 			break;

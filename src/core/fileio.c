@@ -431,6 +431,20 @@ static char *resolved(const char *path)
 	return out;
 }
 
+bool output_same(const char *a, const char *b)
+{
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+		return true;
+	char *ra = resolved(a), *rb = resolved(b);
+	bool same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
+}
+
 /* Why target (existing, st) must not be written as one of in's inputs, or
  * NULL. Owned. */
 static char *input_clash(const char *target, const struct stat *st, const struct output_inputs *in)
@@ -447,7 +461,9 @@ static char *input_clash(const char *target, const struct stat *st, const struct
 		} else if (S_ISDIR(is.st_mode) && rt) {
 			char *rd = realpath(p, NULL);
 			bool inside = rd && path_within(rt, rd);
-			if (inside && ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv"))
+			bool taken = (in->dir_reads && strcmp(in->dir_reads, "*") == 0) ||
+				    ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv");
+			if (inside && taken)
 				why = xasprintf("it is inside the input directory '%s', which is read: the report would "
 						"replace one of the inputs (write it elsewhere)", p);
 			free(rd);

@@ -65,8 +65,9 @@ struct output_inputs {
 	char *const *paths;    /* files and directories read ("-" and NULL entries ignored) */
 	size_t n;
 	const char *dir_reads; /* endings of the files read inside an input directory, space-
-				* separated (".json"); NULL: those of source and data files,
-				* .py .ipynb .npy .npz .csv .tsv */
+				* separated (".json"); "*": every file in it is the input's;
+				* NULL: those of source and data files, .py .ipynb .npy .npz
+				* .csv .tsv */
 };
 
 /* Checks, before the work, that a report may be written to path: not a
@@ -77,6 +78,11 @@ struct output_inputs {
  * NULL (no inputs). False with *why (owned) saying why not. The one rule
  * for every output path of every command. */
 bool output_check(const char *path, const struct output_inputs *in, bool force, char **why);
+
+/* Whether two output paths name one file (links followed; a file not
+ * there yet by its resolved path): two outputs of one command may not, or
+ * one replaces the other. "-" and NULL name none. */
+bool output_same(const char *a, const char *b);
 
 /* The words of a command line that name existing files (owned strings
  * appended to out): what a traced or benchmarked command is about to read

@@ -654,7 +654,8 @@ bool contract_from_json(json_t *doc, const char *file, struct try_contract *c, c
 	double pct;
 	if ((v = json_object_get(doc, "min_time")) && !want_number(v, file, "min_time", 0, 86400, &c->min_time, why))
 		return false;
-	if ((v = json_object_get(doc, "max_time")) && !want_number(v, file, "max_time", 0, 86400 * 7, &c->max_time, why))
+	/* 0 would leave the benchmark unbounded (bench refuses --max-time 0 too) */
+	if ((v = json_object_get(doc, "max_time")) && !want_number(v, file, "max_time", 0.001, 86400 * 7, &c->max_time, why))
 		return false;
 	if ((v = json_object_get(doc, "min_effect"))) {
 		if (!want_number(v, file, "min_effect", 0, 1000, &pct, why))

@@ -476,3 +476,16 @@ max_time = 6
     reason = candidate(d, 1)["verdict"]["reason"]
     assert candidate(d, 1)["verdict"]["factor"] == "crash", reason
     assert "ValueError" in reason and "(raised at crash_helper.py:5)" in reason, reason
+
+
+@pytest.mark.parametrize("how", ["contract", "option"])
+def test_a_zero_max_time_is_refused_not_unbounded(tmp_path, how):
+    """max_time = 0 (or --max-time 0) left try's benchmark without a bound
+    (second hostile reading: killed at 120 s a try that takes 5 s); bench
+    refuses --max-time 0 too."""
+    contract = CONTRACT.replace("max_time = 6", "max_time = 0" if how == "contract" else "max_time = 6")
+    d = project(tmp_path, contract=contract)
+    args = ["try", "--python", PY] + (["--max-time", "0"] if how == "option" else [])
+    r = run(*args, cwd=d, timeout=60)
+    assert r.rc == 2, r
+    assert ("'max_time' = 0 makes no sense" if how == "contract" else "--max-time: '0'") in r.err, r

@@ -227,6 +227,15 @@ REFUSED = [
     (["report", "-o", "tolink.html", "res"], "it is a .py file"),
     # two documents on standard output
     (["trace", "show", "--format", "json", "--export-trace", "-", "t.json"], "standard output carries the report"),
+    # second hostile reading: any file of the results report reads, and two outputs in one file
+    (["report", "-o", "res/logs/baseline.err", "res"], "inside the input directory 'res'"),
+    (["report", "--force", "-o", "res/reference/out.npy", "res"], "inside the input directory 'res'"),
+    (["bench", "--export-json", "same.out", "--export-markdown", "same.out", f"{PY} -c pass"],
+     "--export-json and --export-markdown both name 'same.out'"),
+    (["bench", "--export-json", "same.out", "--output", "./same.out", f"{PY} -c pass"],
+     "--export-json and --output both name './same.out'"),
+    (["bench", "--export-csv", "link.json", "--export-json", "t.json", f"{PY} -c pass"],
+     "--export-json and --export-csv both name"),
 ]
 
 
@@ -237,6 +246,10 @@ def test_an_output_never_replaces_an_input(tmp_path, args, message):
         # results a try wrote (a contract is enough to render)
         (d / "res").mkdir()
         (d / "res" / "contract.json").write_text('{"contract": {"baseline": "python3 s.py"}, "gpuopt": "x"}\n')
+        for sub, name in (("logs", "baseline.err"), ("reference", "out.npy")):
+            (d / "res" / sub).mkdir()
+            (d / "res" / sub / name).write_text("kept\n")
+    (d / "same.out").write_text("the user's\n")
     before = digest(d)
     r = run(*args, cwd=d, timeout=60)
     assert r.rc == 2, r
