@@ -1,6 +1,7 @@
 /* readonly: see readonly.h. */
 #include "readonly.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -84,6 +85,61 @@ static bool bind(const char *path, bool ro, char **why)
 	return true;
 }
 
+/* The entries a walk for links looks at, at most: a project bigger than
+ * that keeps its deeper links unprotected. */
+#define LINK_WALK_MAX 200000
+
+/* Whether path is top or one of the writable directories, or holds one:
+ * made read-only, it would take them with it. */
+static bool holds_any(const char *path, const char *top, char *const *writable)
+{
+	if (path_within(top, path))
+		return true;
+	for (size_t i = 0; writable && writable[i]; i++) {
+		char *w = realpath(writable[i], NULL);
+		bool in = w && path_within(w, path);
+		free(w);
+		if (in)
+			return true;
+	}
+	return false;
+}
+
+/* Adds to out (owned strings) where the symbolic links under dir lead
+ * outside top: a write through such a link lands in the user's files
+ * there, which the read-only tree does not cover (the second hostile
+ * reading: a project's 'outdir -> /home/me/data' let every run replace the
+ * data). Not into .git; depth at most 16; *budget entries at most. */
+static void outside_links(const char *dir, const char *top, char *const *writable, int depth, long *budget,
+			  struct ptrvec *out)
+{
+	DIR *d = depth <= 16 ? opendir(dir) : NULL;
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) && (*budget)-- > 0) {
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".git"))
+			continue;
+		char *p = xasprintf("%s/%s", dir, name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char *t = realpath(p, NULL);
+			bool seen = false;
+			for (size_t i = 0; t && i < out->len; i++)
+				seen |= !strcmp(out->items[i], t);
+			if (t && !seen && !path_within(t, top) && !holds_any(t, top, writable))
+				ptrvec_push(out, t);
+			else
+				free(t);
+		} else if (S_ISDIR(st.st_mode)) {
+			outside_links(p, top, writable, depth + 1, budget, out);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
 bool readonly_tree(const char *root, char *const *writable, char **why)
 {
 	*why = NULL;
@@ -99,6 +155,16 @@ bool readonly_tree(const char *root, char *const *writable, char **why)
 		ok = false;
 	}
 	ok = ok && bind(top, true, why);
+	/* where the tree's links lead out of it, read-only too */
+	struct ptrvec out = {0};
+	long budget = LINK_WALK_MAX;
+	if (ok)
+		outside_links(top, top, writable, 0, &budget, &out);
+	for (size_t i = 0; i < out.len; i++) {
+		ok = ok && bind(out.items[i], true, why);
+		free(out.items[i]);
+	}
+	ptrvec_free(&out);
 	for (size_t i = 0; ok && writable && writable[i]; i++) {
 		char *w = realpath(writable[i], NULL);
 		struct stat st;

@@ -21,7 +21,9 @@
 
 /* Makes root (an existing directory) read-only, except the existing
  * directories in writable (NULL-terminated; those not inside root are
- * ignored). False with *why (owned) when it could not be done; then
+ * ignored), and with it what its symbolic links lead to outside it (a
+ * file or directory there, unless it holds root or a writable directory:
+ * a link to / or to $HOME above the project stays as it is). False with *why (owned) when it could not be done; then
  * nothing was changed unless the namespace was made (still harmless). */
 bool readonly_tree(const char *root, char *const *writable, char **why);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/paths.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -115,6 +116,13 @@ static bool mirror(struct scratch *s, const char *src, const char *dst, const ch
 			ssize_t n = readlink(from, target, sizeof target - 1);
 			if (n >= 0) {
 				target[n] = '\0';
+				/* a relative link out of the project would dangle in the run
+				 * directory: it leads where it leads from the project (and
+				 * is read-only there to the runs: readonly_tree) */
+				char *real = target[0] != '/' ? realpath(from, NULL) : NULL;
+				if (real && s->project && !path_within(real, s->project) && strlen(real) < sizeof target)
+					strcpy(target, real);
+				free(real);
 				if (symlink(target, to) != 0) {
 					*why = xasprintf("cannot make '%s': %s", to, strerror(errno));
 					ok = false;
@@ -164,6 +172,7 @@ bool scratch_make(struct scratch *s, const char *project, const char *dir, char 
 	}
 	char *abs = realpath(dir, NULL);
 	s->dir = abs ? abs : xstrdup(dir);
+	s->project = realpath(project, NULL);
 	bool ok = mirror(s, project, s->dir, "", 0, skip, copy_max, why);
 	if (s->made.len)
 		qsort(s->made.items, s->made.len, sizeof *s->made.items, cmp_str);
@@ -213,6 +222,7 @@ void scratch_new_files(const struct scratch *s, struct ptrvec *out)
 void scratch_free(struct scratch *s)
 {
 	free(s->dir);
+	free(s->project);
 	for (size_t i = 0; i < s->made.len; i++)
 		free(s->made.items[i]);
 	ptrvec_free(&s->made);

@@ -33,6 +33,7 @@
 struct scratch {
 	char *dir;            /* the run directory, absolute */
 	struct ptrvec made;   /* char *: relative paths of the files put there (sorted) */
+	char *project;        /* the project mirrored, resolved (NULL when unknown) */
 };
 
 /* Makes dir (which must not exist) a mirror of project, leaving out the

@@ -185,6 +185,30 @@ def test_a_run_cannot_change_the_projects_files(tmp_path, user):
     assert "cannot be made read-only" not in r.err, r
 
 
+@pytest.mark.parametrize("link", ["absolute", "relative"])
+def test_a_run_cannot_write_through_a_link_out_of_the_project(tmp_path, link):
+    """The second hostile reading: a project's link to a directory outside it
+    ('outdir -> /home/me/data') was mirrored into each run as it was, and a
+    candidate writing outdir/out.npy replaced the user's file there. What
+    the project's links lead to is read-only to the runs too."""
+    user = tmp_path / "userdata"
+    user.mkdir()
+    np.save(user / "out.npy", np.full(3, 42.0))
+    (user / "notes.txt").write_text("the user's\n")
+    d = make_project(tmp_path, CONTRACT.replace(f'candidates = ["{PY} base.py"]',
+                                                f'candidates = ["{PY} through.py"]'))
+    (d / "outdir").symlink_to(user if link == "absolute" else Path("..") / "userdata")
+    (d / "through.py").write_text("import numpy as np\nnp.save('outdir/out.npy', np.arange(10.0) + 7)\n"
+                                  "open('outdir/notes.txt', 'w').write('gone')\n"
+                                  "np.save('out.npy', np.sqrt(np.arange(2000, dtype=np.float64)))\n")
+    before = digest(user)
+    r = run("try", cwd=d, timeout=300)
+    assert digest(user) == before, r
+    assert np.load(user / "out.npy").tolist() == [42.0] * 3
+    assert "Read-only file system" in r.out + r.err, r
+    assert "cannot be made read-only" not in r.err, r
+
+
 # ---- one rule for every output path ----
 
 TRACE = ROOT / "tests" / "e2e" / "fixtures" / "trace" / "cupy_compute_bound.json"
