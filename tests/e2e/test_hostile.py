@@ -767,14 +767,13 @@ def test_scan_report_is_utf8_whatever_the_file_names(tmp_path, fmt):
 
 
 def names_program(n, shape="assign"):
-    """A loop of n lines, each binding a new name (bench/scan_names.py)."""
-    lines = ["import cupy as cp", "", "for i in range(10):", "    a1 = cp.zeros(3)"]
-    for k in range(2, n + 1):
-        if shape == "branch":
-            lines += [f"    if i > {k % 7}:", f"        a{k} = a{k - 1} + 1", "    else:", f"        a{k} = a{k - 1}"]
-        else:
-            lines.append(f"    a{k} = a{k - 1} + 1")
-    return "\n".join(lines) + "\n"
+    """A loop of n lines, each binding a new name: bench/scan_names.py's program."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from scan_names import program
+    finally:
+        sys.path.pop(0)
+    return program(n, shape)
 
 
 def scan_seconds(path, rounds):
