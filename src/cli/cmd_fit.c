@@ -43,7 +43,9 @@ static const char help[] =
 	"  FILE.npy...           arrays: the sizes from their headers (the data is not read)\n"
 	"      --bytes N         N bytes: 123, 1.5e9, 512MiB, 8GiB, 8G (powers of 1024),\n"
 	"                        8GB (powers of 1000); given again, the sizes add up\n"
-	"      --dtype T --shape S  one array: --dtype float32 --shape 1000000,64\n"
+	"      --dtype T --shape S  one array: --dtype float32 --shape 1000000,64; given\n"
+	"                        again, one more array (the i-th --dtype goes with the\n"
+	"                        i-th --shape)\n"
 	"      --out-bytes N     what comes back to the host (default: as much as goes in)\n"
 	"      --temp-factor F   device memory needed per byte of working set, for the\n"
 	"                        temporaries the computation makes (default 3; 1 to 100)\n"
@@ -381,7 +383,8 @@ static bool parse_size(const char *opt, const char *s, uint64_t lo, uint64_t *ou
 enum { O_BYTES = 256, O_DTYPE, O_SHAPE, O_OUT_BYTES, O_TEMP, O_CPU, O_MIN, O_REFRESH, O_QUICK,
        O_TRIALS, O_MAX, O_GPU, O_NO_PEERS, O_PYTHON, O_CEILINGS, O_TIMEOUT };
 
-static int run(int argc, char **argv)
+/* run() with room for every --dtype and --shape argv may hold. */
+static int run_with(int argc, char **argv, const char **dtypes, const char **shapes)
 {
 	static const struct option opts[] = {
 		{"bytes", required_argument, NULL, O_BYTES}, {"dtype", required_argument, NULL, O_DTYPE},
@@ -398,6 +401,8 @@ static int run(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct fit_settings s = {.gpu = -1, .peers = true, .cpu_seconds = -1};
+	s.dtypes = dtypes;
+	s.shapes = shapes;
 	const char *format = "text", *output = NULL;
 	bool verbose = false, quiet = false;
 	long n;
@@ -417,11 +422,11 @@ static int run(int argc, char **argv)
 			}
 			s.bytes += size;
 			break;
-		case O_DTYPE:
-			s.dtype = optarg;
+		case O_DTYPE: /* the i-th with the i-th --shape: arrays add up */
+			dtypes[s.ndtypes++] = optarg;
 			break;
 		case O_SHAPE:
-			s.shape = optarg;
+			shapes[s.nshapes++] = optarg;
 			break;
 		case O_OUT_BYTES:
 			if (!parse_size("--out-bytes", optarg, 0, &s.out_bytes))
@@ -537,6 +542,17 @@ static int run(int argc, char **argv)
 	}
 	free(doc);
 	fit_result_free(r);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	/* no more of either than words in argv */
+	const char **dtypes = xcalloc((size_t)argc + 1, sizeof *dtypes);
+	const char **shapes = xcalloc((size_t)argc + 1, sizeof *shapes);
+	int rc = run_with(argc, argv, dtypes, shapes);
+	free(dtypes);
+	free(shapes);
 	return rc;
 }
 

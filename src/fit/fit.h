@@ -42,8 +42,11 @@ struct fit_settings {
 	uint64_t bytes;            /* --bytes */
 	const char *const *files;  /* .npy files: their headers give dtype and shape */
 	size_t nfiles;
-	const char *dtype;         /* with shape: one array */
-	const char *shape;         /* "1000000,64" */
+	/* arrays: the i-th --dtype with the i-th --shape ("1000000,64") */
+	const char *const *dtypes;
+	size_t ndtypes;
+	const char *const *shapes;
+	size_t nshapes;
 	uint64_t out_bytes;        /* what comes back to the host */
 	bool out_bytes_set;        /* else: as much as goes in */
 	double temp_factor;        /* device memory per byte of working set; 0: 3 */

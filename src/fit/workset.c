@@ -242,35 +242,44 @@ static bool add_npy(struct fit_answer *a, const char *path, char **why)
 	return add(a, xstrdup(path), xstrdup(npy_dtype_name(&arr.dtype)), shape, bytes, row, why);
 }
 
+/* One --dtype T --shape S array into a; false with *why (owned) when
+ * either is not understood. */
+static bool add_pair(struct fit_answer *a, const char *dtype, const char *shape_arg, char **why)
+{
+	const char *canonical = NULL;
+	unsigned size = dtype_size(dtype, &canonical);
+	if (!size) {
+		*why = xasprintf("--dtype: '%s' is not a numeric dtype gpuopt knows (float32, float64, "
+				 "int64, complex64, bool, ...)", dtype);
+		return false;
+	}
+	uint64_t dims[NPY_MAX_DIMS];
+	int ndim;
+	uint64_t bytes, row;
+	if (!parse_shape(shape_arg, dims, &ndim) || !array_bytes(dims, ndim, size, &bytes, &row)) {
+		*why = xasprintf("--shape: '%s' is not a shape such as 1000000,64", shape_arg);
+		return false;
+	}
+	char *shape = shape_text(dims, ndim);
+	return add(a, xasprintf("%s %s", canonical, shape), xstrdup(canonical), shape, bytes, row, why);
+}
+
 bool fit_working_set(const struct fit_settings *s, struct fit_answer *a, char **why)
 {
 	*why = NULL;
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (!add_npy(a, s->files[i], why))
 			return false;
-	if (s->dtype || s->shape) {
-		if (!s->dtype || !s->shape) {
-			*why = xstrdup(s->dtype ? "--dtype needs --shape" : "--shape needs --dtype");
-			return false;
-		}
-		const char *canonical = NULL;
-		unsigned size = dtype_size(s->dtype, &canonical);
-		if (!size) {
-			*why = xasprintf("--dtype: '%s' is not a numeric dtype gpuopt knows (float32, float64, "
-					 "int64, complex64, bool, ...)", s->dtype);
-			return false;
-		}
-		uint64_t dims[NPY_MAX_DIMS];
-		int ndim;
-		uint64_t bytes, row;
-		if (!parse_shape(s->shape, dims, &ndim) || !array_bytes(dims, ndim, size, &bytes, &row)) {
-			*why = xasprintf("--shape: '%s' is not a shape such as 1000000,64", s->shape);
-			return false;
-		}
-		char *shape = shape_text(dims, ndim);
-		if (!add(a, xasprintf("%s %s", canonical, shape), xstrdup(canonical), shape, bytes, row, why))
-			return false;
+	if (s->ndtypes != s->nshapes) {
+		*why = s->nshapes == 0 ? xstrdup("--dtype needs --shape")
+		       : s->ndtypes == 0 ? xstrdup("--shape needs --dtype")
+					 : xasprintf("--dtype is given %zu times and --shape %zu times: each "
+						     "array is one --dtype with one --shape", s->ndtypes, s->nshapes);
+		return false;
 	}
+	for (size_t i = 0; i < s->ndtypes; i++)
+		if (!add_pair(a, s->dtypes[i], s->shapes[i], why))
+			return false;
 	if (s->bytes && !add(a, xstrdup("--bytes"), NULL, NULL, s->bytes, 0, why))
 		return false;
 	a->have = a->narrays > 0;

@@ -113,6 +113,21 @@ static double num(json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* o[k] as verify writes a measured value: a number, or one of the strings
+ * "nan", "inf", "-inf" (JSON has no non-finite numbers), into out[n] as
+ * %.3g; "?" when it is absent or anything else. */
+static void measured(json_t *o, const char *k, char *out, size_t n)
+{
+	json_t *v = get(o, k);
+	const char *w = json_string_value(v);
+	if (json_is_number(v))
+		snprintf(out, n, "%.3g", json_number_value(v));
+	else if (w && (!strcmp(w, "nan") || !strcmp(w, "inf") || !strcmp(w, "-inf")))
+		snprintf(out, n, "%s", w);
+	else
+		snprintf(out, n, "?");
+}
+
 /* ---- the emitter ---- */
 
 struct em {
@@ -596,8 +611,10 @@ static void candidate_verify(struct em *e, json_t *c)
 					 str(it, "compared_as") ? str(it, "compared_as") : "?");
 				snprintf(differ, sizeof differ, "%lld (%.3g%%)", (long long)json_integer_value(get(it, "mismatches")),
 					 100 * num(it, "mismatch_share", 0));
-				snprintf(err, sizeof err, "%.3g / %.3g", num(get(it, "max_abs_error"), "value", NAN),
-					 num(get(it, "max_rel_error"), "value", NAN));
+				char abs_s[32], rel_s[32];
+				measured(get(it, "max_abs_error"), "value", abs_s, sizeof abs_s);
+				measured(get(it, "max_rel_error"), "value", rel_s, sizeof rel_s);
+				snprintf(err, sizeof err, "%s / %s", abs_s, rel_s);
 				json_t *t = get(it, "test");
 				if (json_is_number(get(t, "ulp")))
 					snprintf(test, sizeof test, "within %g ulp", num(t, "ulp", 0));

@@ -84,6 +84,8 @@ def test_help_is_routed_and_complete():
      "the working set adds up to more than 16 EiB"),
     (["--format", "csv"], "'csv' is not text or json"),
     (["--dtype", "float32"], "--dtype needs --shape"),
+    (["--dtype", "float32", "--shape", "10", "--dtype", "int8"],
+     "--dtype is given 2 times and --shape 1 times: each array is one --dtype with one --shape"),
     (["--dtype", "float32", "--shape", "10,abc"], "--shape: '10,abc' is not a shape"),
     (["--dtype", "object", "--shape", "10"], "--dtype: 'object' is not a numeric dtype"),
     (["--ceilings", "/nonexistent/c.json"], "cannot read '/nonexistent/c.json'"),
@@ -195,6 +197,15 @@ def test_npy_headers_give_the_working_set(tmp_path):
     # with --bytes and a dtype and shape too: all of it adds up
     doc = fit_json("--ceilings", CEILINGS, a, "--bytes", "1MiB", "--dtype", "int8", "--shape", "10,10")
     assert doc["answer"]["in_bytes"] == 256000 + (1 << 20) + 100
+
+
+def test_dtype_and_shape_pairs_given_again_add_up():
+    """A second --dtype/--shape pair is one more array, not a replacement."""
+    doc = fit_json("--ceilings", CEILINGS, "--dtype", "float32", "--shape", "1000",
+                   "--dtype", "int8", "--shape", "4")
+    arrays = doc["answer"]["arrays"]
+    assert [(x["dtype"], x["bytes"]) for x in arrays] == [("float32", 4000), ("int8", 4)]
+    assert doc["answer"]["in_bytes"] == 4004
 
 
 def test_bytes_given_again_add_up():

@@ -123,3 +123,20 @@ def test_scan_says_which_file_it_did_not_fully_analyse(tmp_path):
     assert note["level"] == "warning" and note["properties"]["kind"] == "budget", note
     assert note["locations"][0]["physicalLocation"]["region"]["startLine"] == notice["line"], note
     assert "in Trainer.step()" in note["message"]["text"], note
+
+
+def test_report_shows_an_infinite_relative_error_as_inf(tmp_path):
+    """The reference holds a 0 the candidate does not: the relative error is
+    inf (verify writes the string "inf" in JSON); the report said nan."""
+    py = "/usr/bin/python3"
+    (tmp_path / "base.py").write_text("import numpy as np\nnp.save('out.npy', np.arange(10.0))\n")
+    (tmp_path / "off.py").write_text("import numpy as np\nnp.save('out.npy', np.arange(10.0) + 1)\n")
+    (tmp_path / "gpuopt.toml").write_text(
+        f'baseline = "{py} base.py"\noutputs = ["out.npy"]\ncandidates = ["{py} off.py"]\n'
+        'accelerators = "none"\ntrace = false\nwarmup = 0\nmin_runs = 5\nmax_time = 1\nmin_time = 0\n')
+    assert run("try", "-q", cwd=tmp_path, timeout=120).rc == 1
+    for fmt in ("markdown", "html"):
+        r = run("report", "-f", fmt, "-o", "-", tmp_path / "gpuopt-try")
+        assert r.rc == 0, r
+        row = [ln for ln in r.out.splitlines() if "out.npy" in ln and "1 / " in ln]
+        assert row and "1 / inf" in row[0] and "nan" not in row[0], r.out

@@ -23,8 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint64_t bytes = 0;
 	bool have_bytes = fit_parse_bytes(lines[0], &bytes);
+	const char *dtypes[1] = {lines[1]}, *shapes[1] = {lines[2]};
 	struct fit_settings s = {.gpu = -1, .cpu_seconds = -1, .bytes = have_bytes ? bytes : 0,
-				 .dtype = lines[1], .shape = lines[2]};
+				 .dtypes = dtypes, .ndtypes = lines[1] != NULL, .shapes = shapes,
+				 .nshapes = lines[2] != NULL};
 	struct fit_answer a;
 	memset(&a, 0, sizeof a);
 	char *why = NULL;

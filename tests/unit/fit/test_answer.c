@@ -153,7 +153,8 @@ static void test_the_three_verdicts(void **state)
 static void test_working_set_from_dtype_and_shape(void **state)
 {
 	(void)state;
-	struct fit_settings s = {.gpu = -1, .dtype = "float32", .shape = "(1000000, 64)", .cpu_seconds = -1};
+	const char *dt[2] = {"float32", "int8"}, *sh[2] = {"(1000000, 64)", "4"};
+	struct fit_settings s = {.gpu = -1, .dtypes = dt, .ndtypes = 1, .shapes = sh, .nshapes = 1, .cpu_seconds = -1};
 	struct fit_answer a = {0};
 	char *why = NULL;
 	assert_true(fit_working_set(&s, &a, &why));
@@ -168,39 +169,54 @@ static void test_working_set_from_dtype_and_shape(void **state)
 	} ok[] = {{"f8", "10x10", 800}, {"<c16", "3", 48}, {"bool", "[2, 3, 4]", 24}, {"int8", "()", 1},
 		  {"complex64", "1,1,1", 8}};
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
-		s.dtype = ok[i].dtype;
-		s.shape = ok[i].shape;
+		dt[0] = ok[i].dtype;
+		sh[0] = ok[i].shape;
 		memset(&a, 0, sizeof a);
 		assert_true(fit_working_set(&s, &a, &why));
 		assert_int_equal(a.in_bytes, ok[i].bytes);
 		fit_answer_free(&a);
 	}
 	const char *bad_shapes[] = {"1,-2", "abc", "1,,2", "(1, 2", "99999999999999999999", "1e3"};
-	s.dtype = "float32";
+	dt[0] = "float32";
 	for (size_t i = 0; i < sizeof bad_shapes / sizeof *bad_shapes; i++) {
-		s.shape = bad_shapes[i];
+		sh[0] = bad_shapes[i];
 		memset(&a, 0, sizeof a);
 		assert_false(fit_working_set(&s, &a, &why));
 		assert_non_null(strstr(why, "--shape"));
 		free(why);
 		fit_answer_free(&a);
 	}
-	s.shape = "4294967296,4294967296,4294967296"; /* overflows 64 bits */
+	sh[0] = "4294967296,4294967296,4294967296"; /* overflows 64 bits */
 	memset(&a, 0, sizeof a);
 	assert_false(fit_working_set(&s, &a, &why));
 	free(why);
 	fit_answer_free(&a);
-	s.dtype = "object";
-	s.shape = "3";
+	dt[0] = "object";
+	sh[0] = "3";
 	memset(&a, 0, sizeof a);
 	assert_false(fit_working_set(&s, &a, &why));
 	assert_non_null(strstr(why, "--dtype"));
 	free(why);
 	fit_answer_free(&a);
-	s.dtype = NULL;
+	s.ndtypes = 0;
 	memset(&a, 0, sizeof a);
 	assert_false(fit_working_set(&s, &a, &why));
 	assert_string_equal(why, "--shape needs --dtype");
+	free(why);
+	fit_answer_free(&a);
+	/* pairs add up; counts that differ are refused */
+	dt[0] = "float32";
+	sh[0] = "1000";
+	s.ndtypes = s.nshapes = 2;
+	memset(&a, 0, sizeof a);
+	assert_true(fit_working_set(&s, &a, &why));
+	assert_int_equal(a.narrays, 2);
+	assert_int_equal(a.in_bytes, 4004);
+	fit_answer_free(&a);
+	s.nshapes = 1;
+	memset(&a, 0, sizeof a);
+	assert_false(fit_working_set(&s, &a, &why));
+	assert_non_null(strstr(why, "--dtype is given 2 times and --shape 1 times"));
 	free(why);
 	fit_answer_free(&a);
 }
