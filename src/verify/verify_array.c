@@ -465,10 +465,60 @@ static void compare_members(struct verify_report *r, struct vitem *it, struct ma
 	mapfile_guard_end(g);
 }
 
+/* Whether member mem's first n bytes are want[0..n); zr (the caller's,
+ * zeroed, closed by the caller) reads them under g. */
+static bool peek_magic(struct mapguard *g, const struct mapfile *mf, const struct npz_member *mem,
+		       struct npz_reader *zr, const unsigned char *want, size_t n)
+{
+	if (mem->usize < n)
+		return false;
+	volatile bool yes = false; /* kept across the guard's longjmp */
+	mapfile_guard_begin(g);
+	if (sigsetjmp(g->jb, 1) == 0) {
+		char *why = NULL;
+		const unsigned char *p;
+		size_t avail;
+		if (npz_reader_open(zr, mf->data, mem, &why) && npz_reader_peek(zr, n, &p, &avail, &why))
+			yes = avail >= n && memcmp(p, want, n) == 0;
+		free(why);
+	}
+	mapfile_guard_end(g);
+	return yes;
+}
+
 static char *array_name(const char *member)
 {
 	size_t n = strlen(member);
 	return str_ends_with(member, ".npy") ? xstrndup(member, n - 4) : xstrdup(member);
+}
+
+/* The member np.load(path)[key] reads: the one stored as key, else as
+ * key + ".npy"; NULL when neither is there. */
+static const struct npz_member *member_for(const struct npz *z, const char *key)
+{
+	const struct npz_member *m = npz_find(z, key);
+	if (m)
+		return m;
+	char *npy = xasprintf("%s.npy", key);
+	m = npz_find(z, npy);
+	free(npy);
+	return m;
+}
+
+/* Whether numpy reads member mem as an array: a name ending ".npy" always
+ * counts (a damaged header is then an error, not a skip); any other name
+ * when its bytes start with .npy's magic, as np.load's NpzFile decides.
+ * The first bytes are read under g: a file cut short reads as "no". */
+static bool member_is_npy(struct mapguard *g, const struct mapfile *mf, const struct npz_member *mem)
+{
+	if (str_ends_with(mem->name, ".npy"))
+		return true;
+	static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+	struct npz_reader zr;
+	memset(&zr, 0, sizeof zr);
+	bool yes = peek_magic(g, mf, mem, &zr, magic, sizeof magic);
+	npz_reader_close(&zr);
+	return yes;
 }
 
 void verify_npz(struct verify_report *r, const char *name, const char *ref, const char *cand)
@@ -500,41 +550,45 @@ void verify_npz(struct verify_report *r, const char *name, const char *ref, cons
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; i < z[side].n; i++) {
 			const struct npz_member *mem = &z[side].members[i];
-			if (!str_ends_with(mem->name, ".npy")) {
-				if (side == 0 || !npz_find(&z[0], mem->name))
+			char *an = array_name(mem->name);
+			const struct npz_member *other = member_for(&z[1 - side], an);
+			if (member_for(&z[side], an) != mem) {
+				/* "a.npy" beside "a": np.load(...)["a"] is "a" */
+				verify_notice(r, xasprintf("%s: member '%s' is not compared: numpy loads member "
+							   "'%s' for the name '%s'", path[side], mem->name, an, an));
+			} else if (!member_is_npy(&g, &m[side], mem)) {
+				if (side == 0 || !other)
 					verify_notice(r, xasprintf("%s: member '%s' is not a .npy array: not compared",
 								   path[side], mem->name));
-				continue;
-			}
-			const struct npz_member *other = npz_find(&z[1 - side], mem->name);
-			if (side == 1 && other)
-				continue; /* compared from the reference's side */
-			char *an = array_name(mem->name);
-			char *iname = xasprintf("%s:%s", name, an);
-			char *rl = member_label(ref, mem->name), *cl = member_label(cand, mem->name);
-			if (!other) {
-				struct vitem *it = vitem_add(r, V_MISSING, iname, side == 0 ? rl : NULL,
-							     side == 1 ? cl : NULL);
-				it->status = V_FAIL;
-				it->note = xstrdup(side == 0 ? "missing in the candidate" : "missing in the reference");
-			} else {
-				struct vitem *it = vitem_add(r, V_ARRAY, iname, rl, cl);
-				struct npz_reader zr[2];
-				struct asrc s[2];
-				memset(zr, 0, sizeof zr);
-				memset(s, 0, sizeof s);
-				const struct npz_member *mm[2] = {mem, other};
-				const char *labels[2] = {rl, cl};
-				compare_members(r, it, &g, m, mm, labels, path, zr, s);
-				for (int k = 0; k < 2; k++) {
-					free(s[k].owned);
-					npz_reader_close(&zr[k]);
+			} else if (side == 0 || !other) {
+				char *iname = xasprintf("%s:%s", name, an);
+				char *rl = member_label(ref, side == 0 ? mem->name : other ? other->name : an);
+				char *cl = member_label(cand, side == 1 ? mem->name : other ? other->name : an);
+				if (!other) {
+					struct vitem *it = vitem_add(r, V_MISSING, iname, side == 0 ? rl : NULL,
+								     side == 1 ? cl : NULL);
+					it->status = V_FAIL;
+					it->note = xstrdup(side == 0 ? "missing in the candidate"
+								     : "missing in the reference");
+				} else {
+					struct vitem *it = vitem_add(r, V_ARRAY, iname, rl, cl);
+					struct npz_reader zr[2];
+					struct asrc s[2];
+					memset(zr, 0, sizeof zr);
+					memset(s, 0, sizeof s);
+					const struct npz_member *mm[2] = {mem, other};
+					const char *labels[2] = {rl, cl};
+					compare_members(r, it, &g, m, mm, labels, path, zr, s);
+					for (int k = 0; k < 2; k++) {
+						free(s[k].owned);
+						npz_reader_close(&zr[k]);
+					}
 				}
+				free(iname);
+				free(rl);
+				free(cl);
 			}
 			free(an);
-			free(iname);
-			free(rl);
-			free(cl);
 		}
 	}
 out:

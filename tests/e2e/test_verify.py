@@ -628,6 +628,33 @@ def test_npz_missing_member_is_a_difference(tmp_path):
     assert "r.npz:y: missing in the candidate" in text
 
 
+def npy_bytes(a):
+    b = io.BytesIO()
+    np.save(b, a)
+    return b.getvalue()
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_npz_members_are_the_arrays_np_load_gives(tmp_path, compression):
+    """np.load(f)[key] reads the member stored as key, else key + ".npy", and
+    any member whose bytes are a .npy array: verify compares the same ones."""
+    def npz(name, members):
+        with zipfile.ZipFile(tmp_path / name, "w", compression) as zf:
+            for k, v in members.items():
+                zf.writestr(k, v)
+        return tmp_path / name
+    ref = npz("ref.npz", {"a.npy": npy_bytes(np.arange(5.0))})
+    noext = npz("noext.npz", {"a": npy_bytes(np.arange(5.0)), "notes": b"not an array"})
+    both = npz("both.npz", {"a.npy": npy_bytes(np.arange(5.0)), "a": npy_bytes(np.arange(5.0) + 1)})
+    assert (np.load(noext)["a"] == np.arange(5.0)).all() and (np.load(both)["a"] == np.arange(5.0) + 1).all()
+    r = verify(ref, noext)
+    assert r.rc == 0, r
+    assert f"{noext}: member 'notes' is not a .npy array: not compared" in r.out, r
+    r = verify(ref, both)
+    assert r.rc == 1 and json.loads(r.out)["items"][0]["mismatches"] == 5, r
+    assert f"{both}: member 'a.npy' is not compared: numpy loads member 'a' for the name 'a'" in r.out, r
+
+
 def test_npz_damaged_member(tmp_path):
     np.savez_compressed(tmp_path / "r.npz", x=np.arange(1000.0))
     data = bytearray((tmp_path / "r.npz").read_bytes())
