@@ -23,6 +23,7 @@
 #include "core/caplog.h"
 #include "core/diag.h"
 #include "core/fileio.h"
+#include "core/memroom.h"
 #include "core/runner.h"
 #include "core/shellsplit.h"
 #include "core/stats.h"
@@ -977,10 +978,20 @@ static char *iso_now(void)
 	return xstrdup(text);
 }
 
+/* The most of a pipe given as --input that is kept (in memory, to replay
+ * for every run): 1 GiB, or half the memory this process may still take. */
+static uint64_t input_pipe_max(void)
+{
+	struct mem_room room;
+	mem_room_now(&room);
+	uint64_t max = (uint64_t)1 << 30;
+	return room.bytes / 2 < max ? room.bytes / 2 : max;
+}
+
 static bool open_streams(struct ctx *c)
 {
 	const struct bench_settings *s = c->set;
-	c->null_fd = runner_open_in("/dev/null");
+	c->null_fd = runner_open_in("/dev/null", 0);
 	int null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (c->null_fd < 0 || null_out < 0) {
 		diag_error("bench: cannot open /dev/null: %s", strerror(errno));
@@ -991,8 +1002,17 @@ static bool open_streams(struct ctx *c)
 	/* /dev/null opened read-only serves stdin; a second one serves stdout */
 	c->in_fd = c->null_fd;
 	if (s->input) {
-		c->in_fd = runner_open_in(s->input);
+		uint64_t pipe_max = input_pipe_max();
+		c->in_fd = runner_open_in(s->input, pipe_max);
 		struct stat st;
+		if (c->in_fd < 0 && errno == EFBIG) {
+			char *max = bytes_text(pipe_max);
+			diag_error("bench: --input: '%s' is a pipe that holds more than %s (a pipe is kept "
+				   "in memory whole, to give every run the same input): give a file", s->input, max);
+			free(max);
+			close(null_out);
+			return false;
+		}
 		if (c->in_fd < 0 || fstat(c->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 			diag_error("bench: --input: cannot read '%s': %s", s->input,
 				   c->in_fd < 0 ? open_read_error(errno) : "is a directory");

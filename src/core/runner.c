@@ -710,22 +710,29 @@ bool runner_find_program(const char *name)
 	return p != NULL;
 }
 
-/* Copies what is left to read of `from` into `to`; false and errno on an error. */
-static bool copy_fd(int from, int to)
+/* Copies what is left to read of `from` into `to`, at most max bytes;
+ * false and errno on an error, EFBIG past max. */
+static bool copy_fd(int from, int to, uint64_t max)
 {
 	char buf[65536];
+	uint64_t done = 0;
 	for (;;) {
 		ssize_t n = read(from, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n == 0;
+		if ((uint64_t)n > max - done) {
+			errno = EFBIG;
+			return false;
+		}
+		done += (uint64_t)n;
 		if (!write_all(to, buf, (size_t)n))
 			return false;
 	}
 }
 
-int runner_open_in(const char *path)
+int runner_open_in(const char *path, uint64_t pipe_max)
 {
 	int fd = open_read(path, FIFO_WAIT_S);
 	struct stat st;
@@ -733,7 +740,7 @@ int runner_open_in(const char *path)
 		return fd;
 	/* a pipe is read once, to its end, into an anonymous file */
 	int copy = memfd_create("gpuopt-input", MFD_CLOEXEC);
-	if (copy < 0 || !copy_fd(fd, copy) || lseek(copy, 0, SEEK_SET) != 0) {
+	if (copy < 0 || !copy_fd(fd, copy, pipe_max) || lseek(copy, 0, SEEK_SET) != 0) {
 		int err = errno;
 		close(fd);
 		if (copy >= 0)

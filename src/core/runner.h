@@ -142,9 +142,10 @@ bool runner_fork_read(void (*fn)(void *arg, int fd), void *arg, double timeout_s
 
 /* Opens path for reading / writing (truncating) with O_CLOEXEC; -1 and errno
  * on failure. "/dev/null" works for both. For reading, a pipe (a FIFO, or
- * bash's <(...)) is read to its end into an anonymous file first, so the
- * descriptor can be rewound for every run. */
-int runner_open_in(const char *path);
+ * bash's <(...)) is read to its end into an anonymous file (memory) first,
+ * so the descriptor can be rewound for every run: more than pipe_max bytes
+ * in it is -1 with errno EFBIG. */
+int runner_open_in(const char *path, uint64_t pipe_max);
 /* For writing, a FIFO is opened as open_direct opens it (core/fileio.h):
  * waited on for a reader at most FIFO_WAIT_S, never past a caught signal;
  * direct_error says its errno. */

@@ -260,7 +260,7 @@ json_t *sysinfo_python(const char *python, double timeout_s)
 		argv[i] = words[i];
 	argv[n] = "-c";
 	argv[n + 1] = (char *)python_probe;
-	int in = runner_open_in("/dev/null"), out = temp_fd(), err = temp_fd();
+	int in = runner_open_in("/dev/null", 0), out = temp_fd(), err = temp_fd();
 	json_t *result = NULL;
 	if (in < 0 || out < 0 || err < 0) {
 		result = python_record(python, false, "cannot open temporary files");

@@ -807,3 +807,22 @@ def test_scan_time_is_near_linear_in_distinct_names(tmp_path, shape, small):
     # 71x with the names' index alone (0.062 s, 4.46 s), the 8k branch file over
     # 600 s without it; a small file under 0.02 s is timer and scheduler noise
     assert t_big < 25 * max(t_small, 0.02), (t_small, t_big)
+
+
+def test_bench_input_from_a_pipe_is_bounded(tmp_path):
+    """A pipe as --input is kept in memory to replay it: past 1 GiB it is an
+    error that says to give a file, not memory taken until the machine runs out."""
+    feed = subprocess.Popen(["head", "-c", str((1 << 30) + (1 << 20)), "/dev/zero"], stdout=subprocess.PIPE)
+    try:
+        r = subprocess.run([str(BINARY), "bench", "--runs", "5", *FAST, "--input", "/dev/stdin", "head -c 5"],
+                           stdin=feed.stdout, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "XDG_CACHE_HOME": str(CACHE_HOME)})
+    finally:
+        feed.stdout.close()
+        feed.kill()
+        feed.wait()
+    assert r.returncode == 2, r
+    assert "--input: '/dev/stdin' is a pipe that holds more than 1 GiB" in r.stderr and "give a file" in r.stderr, r
+    small = subprocess.run(f"printf abc | {BINARY} bench --runs 5 --min-time 0 --warmup 0 --input /dev/stdin "
+                           "--output inherit 'wc -c'", shell=True, capture_output=True, text=True, timeout=60)
+    assert small.returncode == 0 and small.stdout.split()[:2] == ["3", "3"], small

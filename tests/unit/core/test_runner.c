@@ -21,7 +21,7 @@
 
 static struct runner_stdio quiet(void)
 {
-	int in = runner_open_in("/dev/null"), out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int in = runner_open_in("/dev/null", 0), out = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	assert_true(in >= 0 && out >= 0);
 	struct runner_stdio io = {in, out, out};
 	return io;
