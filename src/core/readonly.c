@@ -140,9 +140,32 @@ static void outside_links(const char *dir, const char *top, char *const *writabl
 	closedir(d);
 }
 
+/* The mount namespace the process had before its first readonly_tree, while
+ * it has another: readonly_leave returns to it. */
+static int before_fd = -1;
+
+bool readonly_leave(void)
+{
+	if (before_fd < 0)
+		return true;
+	char *cwd = getcwd(NULL, 0);
+	bool ok = setns(before_fd, CLONE_NEWNS) == 0;
+	if (ok) {
+		close(before_fd);
+		before_fd = -1;
+		if (cwd && chdir(cwd) != 0) {
+			/* it stays where it was */
+		}
+	}
+	free(cwd);
+	return ok;
+}
+
 bool readonly_tree(const char *root, char *const *writable, char **why)
 {
 	*why = NULL;
+	if (before_fd < 0)
+		before_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	char *top = realpath(root, NULL);
 	if (!top) {
 		*why = xasprintf("'%s': %s", root, strerror(errno));

@@ -27,4 +27,12 @@
  * nothing was changed unless the namespace was made (still harmless). */
 bool readonly_tree(const char *root, char *const *writable, char **why);
 
+/* Returns the process to the mount namespace it had before readonly_tree,
+ * so an engine that protected a project for its runs leaves its caller's
+ * view of the files as it was (true; also when readonly_tree was never
+ * called). Not possible after a user namespace was entered (unprivileged):
+ * false, and the tree stays read-only to this process. Single-threaded
+ * callers only (setns). */
+bool readonly_leave(void);
+
 #endif

@@ -1976,6 +1976,9 @@ out:
 	free(s.script);
 	strv_free(s.script_args);
 	results_release(&s.claim);
+	if (s.read_only && !readonly_leave())
+		say(&s, "the project stays read-only to this process (it cannot leave the private mount "
+			"namespace it entered as an unprivileged user)");
 	free(s.key);
 	free(s.env_key);
 	free(s.base_key);
