@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "core/diag.h"
+#include "core/shellsplit.h"
 #include "core/util.h"
 #include "try/try.h"
 
@@ -98,8 +99,12 @@ static void progress(void *ctx, const char *line)
 
 static void print_result(FILE *out, const struct try_result *r)
 {
+	/* the hint is pasted into a shell: the path quoted as one word */
+	struct buf q = {0};
+	shell_quote(&q, r->results_dir, 0);
 	fprintf(out, "%zu candidate%s tried; results in %s (`gpuopt report %s` renders them)\n", r->ncands,
-		r->ncands == 1 ? "" : "s", r->results_dir, r->results_dir);
+		r->ncands == 1 ? "" : "s", r->results_dir, q.data);
+	buf_free(&q);
 	size_t width = 4;
 	for (size_t i = 0; i < r->ncands; i++)
 		if (strlen(r->cands[i].name) > width)

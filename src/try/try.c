@@ -444,6 +444,13 @@ static bool setup_contract(struct session *s)
 		free(copy);
 	}
 	char *file = contract_find(set->contract, start ? start : s->c.dir);
+	if (!file && start) {
+		/* no contract: the project is SCRIPT's directory, not wherever try
+		 * was started (from $HOME every run would copy all of it) */
+		free(s->c.dir);
+		s->c.dir = start;
+		start = NULL;
+	}
 	free(start);
 	if (file) {
 		char *why = NULL;
@@ -525,6 +532,8 @@ static bool setup_contract(struct session *s)
 	if (s->c.max_runs && s->c.max_runs < s->c.min_runs)
 		s->c.max_runs = s->c.min_runs;
 	baseline_shape(s);
+	say(s, "project: %s (%s)", s->c.dir,
+	    s->c.file ? s->c.file : set->script ? "SCRIPT's directory; no contract found" : "the current directory; no contract found");
 	/* the results directory */
 	char *dir = s->c.results[0] == '/' ? xstrdup(s->c.results) : xasprintf("%s/%s", s->c.dir, s->c.results);
 	if (set->results) {
@@ -1074,8 +1083,11 @@ static bool step_baseline(struct session *s)
 		}
 		if (!json_is_true(json_object_get(rec, "ok"))) {
 			char *d = describe_failure(rec);
-			fail(s, TRY_BASELINE_FAILED, "the baseline '%s' failed: %s (its output: %s/logs/baseline.err)",
-			     s->c.baseline, d, s->dir);
+			char *log = xasprintf("%s/logs/baseline.err", s->dir);
+			char *q = quote(log);
+			fail(s, TRY_BASELINE_FAILED, "the baseline '%s' failed: %s (its output: %s)", s->c.baseline, d, q);
+			free(q);
+			free(log);
 			free(d);
 			json_decref(rec);
 			scratch_free(&sc);

@@ -455,6 +455,33 @@ def test_contract_elsewhere_makes_its_folder_the_project(tmp_path):
     assert "FILE's folder, whatever the current directory" in " ".join(r.out.split())
 
 
+def test_without_a_contract_the_project_is_the_scripts_folder(tmp_path):
+    """`try sub/script.py` with no contract: the project is sub/, as --help
+    says, not the directory try was started in (the second hostile reading
+    copied 20,000 unrelated files per run that way). The hint to render the
+    results is quoted for a shell."""
+    top = tmp_path / "we ird'$(touch PWN)"
+    (top / "proj").mkdir(parents=True)
+    (top / "junk").mkdir()
+    for i in range(50):
+        (top / "junk" / f"{i}.txt").write_text("x\n")
+    (top / "proj" / "run.py").write_text("import numpy as np\nnp.save('out.npy', np.arange(10.0))\n")
+    (top / "proj" / "gpu.py").write_text((top / "proj" / "run.py").read_text())
+    r = run("try", "--python", PY, "--no-accelerators", "-c", f"{PY} gpu.py", "--output", "out.npy",
+            "--max-time", "1", "--min-runs", "5", "proj/run.py", cwd=top, timeout=300)
+    assert r.rc in (0, 1), r
+    proj = (top / "proj").resolve()
+    assert f"project: {proj} (SCRIPT's directory; no contract found)" in r.err, r
+    assert json.loads((proj / "gpuopt-try" / "contract.json").read_text())["contract"]["dir"] == str(proj)
+    assert not (top / "gpuopt-try").exists()
+    runs = list((proj / "gpuopt-try" / "runs").rglob("*.txt"))
+    assert runs == [], runs
+    hint = r.out.split("(`gpuopt report ", 1)[1].split("` renders them)", 1)[0]
+    import shlex
+    assert shlex.split(hint) == [str(proj / "gpuopt-try")], hint
+    assert not (top / "PWN").exists()
+
+
 def test_a_crash_names_the_line_that_raised(tmp_path):
     """A candidate that raises gets the error's last line and the user's line
     that raised it (the innermost frame outside the installed packages),
