@@ -32,8 +32,9 @@ static const char help[] =
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit codes: 0 written; 1 written, but a file of the results is damaged (named on\n"
-	"stderr and on the page, and left out); 2 RESULTS_DIR cannot be read or holds no\n"
-	"try results, or the file cannot or may not be written.\n";
+	"stderr and on the page, and left out), or the last try did not finish and some\n"
+	"results are an earlier try's (said on stderr and on the page); 2 RESULTS_DIR\n"
+	"cannot be read or holds no try results, or the file cannot or may not be written.\n";
 
 static int run(int argc, char **argv)
 {
@@ -90,6 +91,11 @@ static int run(int argc, char **argv)
 	}
 	for (size_t i = 0; i < in.ndamaged; i++)
 		diag_error("report: %s/%s: damaged, left out of the report", dir, in.damaged[i]);
+	if (in.unfinished)
+		diag_error("report: %s: %s", dir, in.unfinished);
+	if (in.nstale)
+		diag_error("report: %s: %zu saved result%s from an earlier try, not confirmed by the last one "
+			   "(said on the page)", dir, in.nstale, in.nstale == 1 ? " is" : "s are");
 	char *doc = page_render(&in, md ? PAGE_MARKDOWN : PAGE_HTML);
 	if (md) /* text read in a terminal as often as rendered: the saved names and output made safe */
 		doc = term_safe_take(doc);
@@ -105,7 +111,7 @@ static int run(int argc, char **argv)
 			term_safe_fputs(path, stdout);
 			fputc('\n', stdout);
 		}
-		if (in.ndamaged)
+		if (in.ndamaged || in.unfinished || in.nstale)
 			rc = EXIT_FAIL;
 	}
 	free(path);

@@ -3,6 +3,7 @@
  * Markdown, escaping every value; plots are HTML only. */
 #include "page.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -43,6 +44,55 @@ static json_t *load_json(struct page_input *in, const char *name, bool *absent)
 	return doc;
 }
 
+/* Whether name is among status.json's "confirmed" steps. */
+static bool confirmed(json_t *status, const char *name)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(status, "confirmed"), i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return true;
+	return false;
+}
+
+/* in->unfinished and in->stale from status.json (try writes it when it
+ * starts and when it ends); results without one predate it: nothing said. */
+static void read_status(struct page_input *in)
+{
+	json_t *st = load_json(in, "status.json", NULL);
+	if (!st)
+		return;
+	const char *state = json_string_value(json_object_get(st, "state"));
+	const char *msg = json_string_value(json_object_get(st, "message"));
+	const char *ended = json_string_value(json_object_get(st, "ended"));
+	const char *started = json_string_value(json_object_get(st, "started"));
+	if (state && strcmp(state, "stopped") == 0)
+		in->unfinished = xasprintf("the last try stopped%s%s: %s", ended ? " at " : "", ended ? ended : "",
+					   msg ? msg : "(no reason recorded)");
+	else if (!state || strcmp(state, "finished") != 0)
+		in->unfinished = xasprintf("the last try did not end%s%s: it was killed, or is still running",
+					   started ? " (started " : "", started ? started : "");
+	static const char *const steps[] = {"environment.json", "scan.json", "baseline.json", "verdict.json", NULL};
+	struct ptrvec stale = {0};
+	for (size_t i = 0; steps[i]; i++) {
+		json_t *doc = !strcmp(steps[i], "environment.json") ? in->environment
+			      : !strcmp(steps[i], "scan.json")      ? in->scan
+			      : !strcmp(steps[i], "baseline.json")  ? in->baseline
+								    : in->verdict;
+		if (doc && !confirmed(st, steps[i]))
+			ptrvec_push(&stale, xstrdup(steps[i]));
+	}
+	for (size_t i = 0; i < in->ncandidates; i++) {
+		char name[48];
+		snprintf(name, sizeof name, "candidate-%zu.json", i + 1);
+		if (in->candidates[i] && !confirmed(st, name))
+			ptrvec_push(&stale, xstrdup(name));
+	}
+	in->stale = (char **)stale.items;
+	in->nstale = stale.len;
+	json_decref(st);
+}
+
 bool page_read(const char *dir, struct page_input *in, char **why)
 {
 	memset(in, 0, sizeof *in);
@@ -70,6 +120,7 @@ bool page_read(const char *dir, struct page_input *in, char **why)
 	}
 	in->candidates = (json_t **)c.items;
 	in->ncandidates = c.len;
+	read_status(in);
 	if (!in->contract && !in->baseline && !in->ncandidates && !in->ndamaged) {
 		*why = xasprintf("'%s' holds no gpuopt try results (no contract.json, baseline.json or "
 				 "candidate-1.json)", dir);
@@ -92,6 +143,10 @@ void page_input_free(struct page_input *in)
 	for (size_t i = 0; i < in->ndamaged; i++)
 		free(in->damaged[i]);
 	free(in->damaged);
+	free(in->unfinished);
+	for (size_t i = 0; i < in->nstale; i++)
+		free(in->stale[i]);
+	free(in->stale);
 	memset(in, 0, sizeof *in);
 }
 
@@ -887,6 +942,20 @@ char *page_render(const struct page_input *in, enum page_kind kind)
 		     in->ndamaged == 1 ? "" : "s", in->ndamaged == 1 ? "is" : "are");
 		for (size_t i = 0; i < in->ndamaged; i++)
 			para(&e, "%s", in->damaged[i]);
+	}
+	if (in->unfinished || in->nstale) {
+		heading(&e, 2, "stale", "The last try");
+		if (in->unfinished)
+			para(&e, "%c%s.", toupper((unsigned char)in->unfinished[0]), in->unfinished + 1);
+		if (in->nstale) {
+			struct buf names = {0};
+			for (size_t i = 0; i < in->nstale; i++)
+				buf_printf(&names, "%s%s", i ? ", " : "", in->stale[i]);
+			para(&e, "Shown below as they were, from an earlier try that the last one did not confirm "
+				 "(what they ran may have changed since: the project's code, the interpreter or its "
+				 "packages): %s. Run gpuopt try again to measure them anew.", names.data);
+			buf_free(&names);
+		}
 	}
 	section_verdict(&e, in);
 	section_candidates(&e, in);

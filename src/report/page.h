@@ -26,11 +26,19 @@ struct page_input {
 	size_t ncandidates;
 	char **damaged;               /* "FILE: why" for each file there but unreadable (owned) */
 	size_t ndamaged;
+	/* from status.json: how the last try ended when it did not finish
+	 * ("the last try stopped at ...: message", ...; owned, NULL when it
+	 * finished or the results predate status.json), and the saved steps
+	 * it did not write or check: an earlier try's (owned names) */
+	char *unfinished;
+	char **stale;
+	size_t nstale;
 };
 
 /* Reads dir's files into in (the caller frees with page_input_free); a
  * file that is there but cannot be read as a JSON object is left out and
- * named in in->damaged. False with *why (owned) when dir cannot be read or
+ * named in in->damaged. Results the last try did not confirm are named in
+ * in->stale, and kept. False with *why (owned) when dir cannot be read or
  * holds no try results at all. */
 bool page_read(const char *dir, struct page_input *in, char **why);
 void page_input_free(struct page_input *in);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -93,6 +94,8 @@ struct session {
 	char **outputs;       /* the outputs compared (NULL-terminated, owned) */
 	struct verify_opts *out_opts; /* one per output (borrowed from the contract, or defaults) */
 	struct verify_opts dflt_opts;
+	struct ptrvec confirmed; /* char *: the saved steps this try wrote or checked */
+	bool status_written;     /* status.json says this try is running */
 };
 
 static void say(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -129,6 +132,55 @@ static char *path_in(const struct session *s, const char *rel)
 	return xasprintf("%s/%s", s->dir, rel);
 }
 
+/* Notes that the saved step rel holds what this try ran (written or
+ * checked against its key): status.json lists them. */
+static void confirm(struct session *s, const char *rel)
+{
+	for (size_t i = 0; i < s->confirmed.len; i++)
+		if (strcmp(s->confirmed.items[i], rel) == 0)
+			return;
+	ptrvec_push(&s->confirmed, xstrdup(rel));
+}
+
+static char *utc_now(void)
+{
+	char text[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(text);
+}
+
+/* status.json: whether the last try finished and which saved steps it
+ * wrote or checked ("confirmed"); the others are an earlier try's, and
+ * report says so. Written when a try starts (state "running": a try that
+ * is killed leaves it so) and when it ends. Best effort: a results
+ * directory that cannot be written has already failed the try. */
+static void write_status(struct session *s, bool ending)
+{
+	const char *state = !ending ? "running" : s->res->status == TRY_DONE ? "finished" : "stopped";
+	char *now = utc_now();
+	json_t *confirmed = json_array();
+	for (size_t i = 0; i < s->confirmed.len; i++)
+		json_array_append_new(confirmed, json_string(s->confirmed.items[i]));
+	json_t *doc = json_pack("{s:s, s:s, s:o}", "state", state, ending ? "ended" : "started", now,
+				"confirmed", confirmed);
+	if (ending && s->res->status != TRY_DONE && s->res->message)
+		json_object_set_new(doc, "message", json_string(s->res->message));
+	char *text = json_dumps(doc, JSON_INDENT(1));
+	char *withnl = xasprintf("%s\n", text ? text : "{}");
+	char *path = path_in(s, "status.json"), *why = NULL;
+	if (write_file_atomic(path, withnl, strlen(withnl), &why))
+		s->status_written = true;
+	free(why);
+	free(path);
+	free(withnl);
+	free(text);
+	free(now);
+	json_decref(doc);
+}
+
 /* Writes doc (stolen) to rel in the results directory, whole, with key. */
 static bool save_keyed(struct session *s, const char *rel, json_t *doc, const char *key)
 {
@@ -141,6 +193,8 @@ static bool save_keyed(struct session *s, const char *rel, json_t *doc, const ch
 	bool ok = write_file_atomic(path, withnl, n + 1, &why);
 	if (!ok)
 		fail(s, TRY_IO_ERROR, "cannot write '%s': %s", path, why);
+	else
+		confirm(s, rel);
 	free(why);
 	free(withnl);
 	free(text);
@@ -174,6 +228,7 @@ static json_t *load_keyed(struct session *s, const char *rel, const char *key)
 		return NULL;
 	}
 	s->res->resumed_steps++;
+	confirm(s, rel);
 	return doc;
 }
 
@@ -1956,6 +2011,7 @@ struct try_result *try_run(const struct try_settings *set)
 	runner_install_signals();
 	if (!setup_contract(&s))
 		goto out;
+	write_status(&s, false);
 	protect_project(&s);
 	make_step_keys(&s);
 	if (!step_environment(&s) || !step_scan(&s) || !step_baseline(&s))
@@ -1974,6 +2030,11 @@ struct try_result *try_run(const struct try_settings *set)
 	}
 	step_summary(&s);
 out:
+	if (s.status_written)
+		write_status(&s, true);
+	for (size_t i = 0; i < s.confirmed.len; i++)
+		free(s.confirmed.items[i]);
+	ptrvec_free(&s.confirmed);
 	for (size_t i = 0; i < ncands; i++)
 		cand_free(&cands[i]);
 	free(cands);

@@ -4,6 +4,7 @@ try at a time), runs that cannot change the project, and one rule for every
 output path of every command. Real runs of the real binary on real files;
 each test failed on the binary before the fixes."""
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -352,6 +353,33 @@ def test_an_installed_package_makes_the_saved_steps_stale(tmp_path):
     r = run("try", cwd=d, timeout=120, env=env)
     assert "environment.json: what it ran changed" in r.err, r
     assert "baseline.json: what it ran changed" in r.err, r
+
+
+def test_results_a_failed_try_did_not_confirm_are_said_to_be_stale(tmp_path):
+    """A finished try, then one whose baseline fails after its code changed:
+    the saved candidate and verdict are an earlier try's. report says so on
+    the page and on stderr and exits 1 (the second hostile reading's B1:
+    the old verdict was shown beside the new environment, exit 0)."""
+    d = make_project(tmp_path, CONTRACT.replace(f'baseline = "{PY} base.py"', f'baseline = "{PY} cand.py"'))
+    (d / "cand.py").write_text(CAND)
+    (d / "helper.py").write_text(HELPER_OK)
+    assert run("try", "-q", cwd=d, timeout=120).rc in (0, 1)
+    status = json.loads((d / "gpuopt-try" / "status.json").read_text())
+    assert status["state"] == "finished" and "candidate-1.json" in status["confirmed"], status
+    r = run("report", "-f", "markdown", "-o", "-", d / "gpuopt-try")
+    assert r.rc == 0 and "The last try" not in r.out, r
+    (d / "helper.py").write_text("raise RuntimeError('helper broken')\n")
+    r = run("try", "-q", cwd=d, timeout=120)
+    assert r.rc == 2 and "helper broken" in r.err, r
+    status = json.loads((d / "gpuopt-try" / "status.json").read_text())
+    assert status["state"] == "stopped" and "helper broken" in status["message"], status
+    r = run("report", "-f", "markdown", "-o", "-", d / "gpuopt-try")
+    assert r.rc == 1, r
+    assert "The last try stopped at " in r.out and "helper broken" in r.out, r.out
+    stale = r.out.split("did not confirm", 1)[1].split("\n", 1)[0]
+    assert "baseline.json" in stale and "candidate-1.json" in stale and "verdict.json" in stale, stale
+    assert "environment.json" not in stale, stale
+    assert "3 saved results are from an earlier try, not confirmed by the last one" in r.err, r
 
 
 # ---- nothing left running ----
