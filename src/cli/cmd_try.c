@@ -14,6 +14,7 @@
 #include "core/diag.h"
 #include "core/shellsplit.h"
 #include "core/util.h"
+#include "try/contract.h"
 #include "try/try.h"
 
 static const char help[] =
@@ -55,7 +56,9 @@ static const char help[] =
 	"  [tolerance]           rtol, atol, ulp, equal_nan, allow_dtype for every output\n"
 	"  candidates = [\"python3 run_gpu.py\", {name = \"cupy port\", command = \"...\"}]\n"
 	"  accelerators = \"auto\" | \"none\" | [\"cudf.pandas\", \"cuml.accel\", \"nx-cugraph\"]\n"
-	"  python = \"python3\"    the interpreter that runs the commands\n"
+	"  python = \"python3\"    the interpreter of the default baseline (python3 SCRIPT), of\n"
+	"                        the accelerator candidates and of the environment record;\n"
+	"                        the commands you write run as written\n"
 	"  warmup = 1, min_runs = 10, max_runs = 0, min_time = 3, max_time = 60 (seconds per\n"
 	"  comparison), min_effect = 5, precision = 2 (percent), timeout = 0 (seconds per run;\n"
 	"  0: the baseline 1 h, every other run 10x the baseline's time, at least 60 s),\n"
@@ -95,6 +98,13 @@ static void progress(void *ctx, const char *line)
 	fputs("gpuopt try: ", stderr);
 	term_safe_fputs(line, stderr);
 	fputc('\n', stderr);
+}
+
+static const char *skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return s;
 }
 
 static void print_result(FILE *out, const struct try_result *r)
@@ -219,6 +229,27 @@ static int run(int argc, char **argv)
 	}
 	if (optind < argc)
 		s.script = argv[optind];
+	/* the values the contract would refuse, refused here too, by option */
+	const char *blank = s.contract && !*s.contract ? "--contract"
+			    : s.python && !*skip_blanks(s.python) ? "--python"
+			    : s.baseline && !*skip_blanks(s.baseline) ? "--baseline"
+			    : s.results && !*s.results ? "--results"
+			    : s.script && !*s.script ? "SCRIPT" : NULL;
+	for (size_t i = 0; !blank && i < cands.len; i++)
+		if (!*skip_blanks(cands.items[i]))
+			blank = "--candidate";
+	if (blank) {
+		diag_error("try: %s: an empty value names nothing", blank);
+		goto done;
+	}
+	for (size_t i = 0; i < outs.len; i++) {
+		char *why = NULL;
+		if (!contract_check_output(outs.items[i], &why)) {
+			diag_error("try: --output: %s", why);
+			free(why);
+			goto done;
+		}
+	}
 	ptrvec_push(&cands, NULL);
 	ptrvec_push(&outs, NULL);
 	s.candidates = cands.len > 1 ? (char *const *)cands.items : NULL;

@@ -2,6 +2,7 @@
 #include "contract.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,13 +89,20 @@ static bool has_tool_gpuopt(const char *path)
 	return found;
 }
 
-char *contract_find(const char *path, const char *dir)
+char *contract_find(const char *path, const char *dir, char **ignored)
 {
+	*ignored = NULL;
 	if (path)
 		return xstrdup(path);
 	char *g = xasprintf("%s/gpuopt.toml", dir);
-	if (access(g, F_OK) == 0)
+	if (access(g, F_OK) == 0) {
+		char *p = xasprintf("%s/pyproject.toml", dir);
+		if (access(p, F_OK) == 0 && has_tool_gpuopt(p))
+			*ignored = p;
+		else
+			free(p);
 		return g;
+	}
 	free(g);
 	char *p = xasprintf("%s/pyproject.toml", dir);
 	if (access(p, F_OK) == 0 && has_tool_gpuopt(p))
@@ -105,7 +113,7 @@ char *contract_find(const char *path, const char *dir)
 
 /* Python that prints the TOML file as JSON, or the parser's own message. */
 static const char toml_to_json[] =
-	"import json, sys\n"
+	"import json, math, sys\n"
 	"try:\n"
 	"    import tomllib\n"
 	"except ImportError:\n"
@@ -124,7 +132,16 @@ static const char toml_to_json[] =
 	"except Exception as e:\n"
 	"    sys.stderr.write('not valid TOML: %s' % e)\n"
 	"    sys.exit(4)\n"
-	"json.dump(doc, sys.stdout, default=str)\n";
+	"def finite(v):\n"
+	"    # JSON has no nan or inf: such a float comes as {'nonfinite': 'nan'}\n"
+	"    if isinstance(v, float) and not math.isfinite(v):\n"
+	"        return {'nonfinite': repr(v)}\n"
+	"    if isinstance(v, dict):\n"
+	"        return {k: finite(x) for k, x in v.items()}\n"
+	"    if isinstance(v, list):\n"
+	"        return [finite(x) for x in v]\n"
+	"    return v\n"
+	"json.dump(finite(doc), sys.stdout, default=str)\n";
 
 static void chomp(char *s)
 {
@@ -317,8 +334,8 @@ static bool known_keys(json_t *obj, const char *const *known, const char *file, 
 
 static bool want_string(json_t *v, const char *file, const char *key, char **out, char **why)
 {
-	if (!json_is_string(v) || !*json_string_value(v)) {
-		*why = xasprintf("%s: '%s' must be a non-empty string", file, key);
+	if (!json_is_string(v) || !json_string_value(v)[strspn(json_string_value(v), " \t\n")]) {
+		*why = xasprintf("%s: '%s' must be a non-empty string (not only blanks)", file, key);
 		return false;
 	}
 	free(*out);
@@ -326,16 +343,27 @@ static bool want_string(json_t *v, const char *file, const char *key, char **out
 	return true;
 }
 
+/* v as a number from lo to hi (both finite: nan and inf are refused, as
+ * the TOML reader hands them over: {"nonfinite": "nan"}). */
 static bool want_number(json_t *v, const char *file, const char *key, double lo, double hi, double *out,
 			char **why)
 {
+	const char *nf = json_string_value(json_object_get(v, "nonfinite"));
+	if (nf) {
+		*why = hi == DBL_MAX ? xasprintf("%s: '%s' = %s makes no sense: it must be a finite number, %g or more",
+						 file, key, nf, lo)
+				     : xasprintf("%s: '%s' = %s makes no sense: it must be a number from %g to %g", file,
+						 key, nf, lo, hi);
+		return false;
+	}
 	if (!json_is_number(v) || json_is_boolean(v)) {
 		*why = xasprintf("%s: '%s' must be a number", file, key);
 		return false;
 	}
 	double x = json_number_value(v);
 	if (!(x >= lo && x <= hi)) {
-		*why = xasprintf("%s: '%s' = %g makes no sense: it must be from %g to %g", file, key, x, lo, hi);
+		*why = hi == DBL_MAX ? xasprintf("%s: '%s' = %g makes no sense: it must be %g or more", file, key, x, lo)
+				     : xasprintf("%s: '%s' = %g makes no sense: it must be from %g to %g", file, key, x, lo, hi);
 		return false;
 	}
 	*out = x;
@@ -383,7 +411,7 @@ static bool read_tolerance(json_t *obj, const char *file, const char *where, str
 	}
 	if ((v = json_object_get(obj, "atol"))) {
 		snprintf(key, sizeof key, "%s.atol", where);
-		if (!want_number(v, file, key, 0, INFINITY, &o->atol, why))
+		if (!want_number(v, file, key, 0, DBL_MAX, &o->atol, why))
 			return false;
 		o->atol_set = true;
 	}
@@ -424,6 +452,19 @@ static bool safe_relative(const char *p)
 		if (!e)
 			break;
 		s = e + 1;
+	}
+	return true;
+}
+
+bool contract_check_output(const char *p, char **why)
+{
+	if (!*p) {
+		*why = xstrdup("an empty path names nothing");
+		return false;
+	}
+	if (!safe_relative(p)) {
+		*why = xasprintf("'%s': give a path inside the run directory (relative, without '..')", p);
+		return false;
 	}
 	return true;
 }
@@ -505,9 +546,10 @@ static bool read_outputs(json_t *arr, const char *file, const struct verify_opts
 			return false;
 		}
 		const char *p = json_string_value(path);
-		if (!safe_relative(p)) {
-			*why = xasprintf("%s: %s: '%s': give a path inside the run directory (relative, without '..')",
-					 file, where, p);
+		char *bad = NULL;
+		if (!contract_check_output(p, &bad)) {
+			*why = xasprintf("%s: %s: %s", file, where, bad);
+			free(bad);
 			return false;
 		}
 		o->path = xstrdup(p);
@@ -693,8 +735,11 @@ bool contract_from_json(json_t *doc, const char *file, struct try_contract *c, c
 		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
 			c->trace = -1;
 		} else {
-			if (!want_bool(v, file, "trace", &t, why))
+			if (!json_is_boolean(v)) {
+				*why = xasprintf("%s: 'trace' must be true, false or \"auto\"", file);
 				return false;
+			}
+			want_bool(v, file, "trace", &t, why);
 			c->trace = t;
 		}
 	}

@@ -55,8 +55,9 @@ void contract_defaults(struct try_contract *c);
 /* Finds the contract for a run: path when given (pyproject.toml or any
  * other name read as gpuopt.toml), else gpuopt.toml, then pyproject.toml
  * with a [tool.gpuopt] table, in dir. Returns the path (owned), or NULL
- * when there is none. */
-char *contract_find(const char *path, const char *dir);
+ * when there is none; *ignored (owned, else NULL) is the pyproject.toml
+ * with a [tool.gpuopt] table that a gpuopt.toml beside it overrides. */
+char *contract_find(const char *path, const char *dir, char **ignored);
 
 /* Reads file into c (filled with contract_defaults first) using python to
  * parse the TOML. False with *why (owned) naming the file and the key. */
@@ -71,5 +72,10 @@ bool contract_from_json(json_t *doc, const char *file, struct try_contract *c, c
 json_t *contract_to_json(const struct try_contract *c);
 
 void contract_free(struct try_contract *c);
+
+/* Whether p may name an output: a non-empty path inside the run directory
+ * (relative, no ".."); false with *why (owned) saying what is wrong. The
+ * contract's outputs and try's --output are held to it alike. */
+bool contract_check_output(const char *p, char **why);
 
 #endif

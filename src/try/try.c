@@ -498,7 +498,11 @@ static bool setup_contract(struct session *s)
 		}
 		free(copy);
 	}
-	char *file = contract_find(set->contract, start ? start : s->c.dir);
+	char *ignored = NULL;
+	char *file = contract_find(set->contract, start ? start : s->c.dir, &ignored);
+	if (ignored)
+		say(s, "%s: its [tool.gpuopt] table is not read: gpuopt.toml beside it comes first", ignored);
+	free(ignored);
 	if (!file && start) {
 		/* no contract: the project is SCRIPT's directory, not wherever try
 		 * was started (from $HOME every run would copy all of it) */
@@ -556,6 +560,9 @@ static bool setup_contract(struct session *s)
 		s->c.noutputs = n;
 		for (size_t i = 0; i < n; i++) {
 			s->c.outputs[i].path = xstrdup(set->outputs[i]);
+			size_t len = strlen(s->c.outputs[i].path);
+			while (len > 1 && s->c.outputs[i].path[len - 1] == '/')
+				s->c.outputs[i].path[--len] = '\0';
 			s->c.outputs[i].opts = (struct verify_opts){.equal_nan = true, .show = 5, .min_recall = 0.9,
 								   .epsilon = 1e-3};
 		}
@@ -1156,8 +1163,12 @@ static bool step_baseline(struct session *s)
 				bool there = access(p, F_OK) == 0;
 				free(p);
 				if (!there) {
-					fail(s, TRY_BASELINE_FAILED, "%s: outputs[%zu] '%s': the baseline did not write it "
-					     "(it ran in %s)", s->c.file ? s->c.file : "--output", i, s->c.outputs[i].path, sc.dir);
+					if (s->set->outputs || !s->c.file)
+						fail(s, TRY_BASELINE_FAILED, "--output '%s': the baseline did not write it "
+						     "(it ran in %s)", s->c.outputs[i].path, sc.dir);
+					else
+						fail(s, TRY_BASELINE_FAILED, "%s: outputs[%zu] '%s': the baseline did not "
+						     "write it (it ran in %s)", s->c.file, i, s->c.outputs[i].path, sc.dir);
 					json_decref(outs);
 					json_decref(rec);
 					scratch_free(&sc);

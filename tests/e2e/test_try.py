@@ -161,6 +161,15 @@ def test_outputs_found_when_not_declared(tmp_path):
     ('baseline = "x\n', "gpuopt.toml: not valid TOML:"),
     ('min_runs = 3\n', "no baseline: give SCRIPT, --baseline CMD, or 'baseline'"),
     ('baseline = "x"\nlog_limit = 0\n', "gpuopt.toml: 'log_limit' = 0 makes no sense: it must be from 0.001 to 1e+06"),
+    # non-finite numbers, said as the key's, not as the TOML reader's plumbing
+    ('baseline = "x"\noutputs = [{path = "a.npy", rtol = nan}]\n',
+     "gpuopt.toml: 'outputs[0].rtol' = nan makes no sense: it must be a number from 0 to 1"),
+    ('baseline = "x"\n[tolerance]\natol = inf\n',
+     "gpuopt.toml: 'tolerance.atol' = inf makes no sense: it must be a finite number, 0 or more"),
+    ('baseline = "x"\nmax_time = -inf\n', "'max_time' = -inf makes no sense"),
+    ('baseline = "x"\ntrace = "yes"\n', "gpuopt.toml: 'trace' must be true, false or \"auto\""),
+    ('baseline = "   "\n', "gpuopt.toml: 'baseline' must be a non-empty string (not only blanks)"),
+    ('baseline = "x"\ncandidates = [" "]\n', "'candidates[0]' must be a non-empty string (not only blanks)"),
 ])
 def test_contract_errors_name_the_key_and_file(tmp_path, contract, message):
     d = project(tmp_path, contract)
@@ -169,6 +178,37 @@ def test_contract_errors_name_the_key_and_file(tmp_path, contract, message):
     assert r.err.startswith("gpuopt: try: "), r
     assert message in r.err, r
     assert not (d / "gpuopt-try" / "baseline.json").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--output", ""], "--output: an empty path names nothing"),
+    (["--output", "../a.npy"], "--output: '../a.npy': give a path inside the run directory"),
+    (["--contract", ""], "--contract: an empty value names nothing"),
+    (["-c", ""], "--candidate: an empty value names nothing"),
+    (["--baseline", "  "], "--baseline: an empty value names nothing"),
+])
+def test_option_values_the_contract_would_refuse_are_refused(tmp_path, args, message):
+    d = project(tmp_path)
+    r = run("try", "--python", PY, *args, cwd=d)
+    assert r.rc == 2 and r.err.startswith("gpuopt: try: ") and message in r.err, r
+    assert not (d / "gpuopt-try").exists()
+
+
+def test_an_output_given_by_option_is_blamed_on_the_option(tmp_path):
+    d = project(tmp_path, f'baseline = "{PY} norms.py 200"\ncandidates = ["{PY} norms_fast.py 200"]\n')
+    r = run("try", "--python", PY, "--output", "nothere.npy/", cwd=d, timeout=120)
+    assert r.rc == 2, r
+    err = [ln for ln in r.err.splitlines() if ln.startswith("gpuopt: try: ")]
+    assert err and err[0].startswith("gpuopt: try: --output 'nothere.npy': the baseline did not write it"), r
+
+
+def test_gpuopt_toml_beside_a_pyproject_contract_is_said_to_come_first(tmp_path):
+    d = project(tmp_path, f'baseline = "{PY} norms.py 200"\noutputs = ["norms.npy"]\n'
+                          f'candidates = ["{PY} norms_fast.py 200"]\nmin_runs = 3\nmax_time = 1\n')
+    (d / "pyproject.toml").write_text('[tool.gpuopt]\nbaseline = "python3 other.py"\n')
+    r = run("try", "--python", PY, cwd=d, timeout=120)
+    assert r.rc in (0, 1), r
+    assert "pyproject.toml: its [tool.gpuopt] table is not read: gpuopt.toml beside it comes first" in r.err, r
 
 
 def test_contract_in_pyproject(tmp_path):
