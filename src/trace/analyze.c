@@ -199,6 +199,7 @@ struct ctx {
 	struct ptrvec findings;
 	double wall_ns;
 	bool *roundtrip_line; /* lines a roundtrip-storm finding is about */
+	bool sync_bound;      /* a sync-bound finding was made */
 	double pageable_excess; /* copy time pageable-transfer findings explain (beyond pinned rates) */
 	uint64_t copy_ns_added; /* GPU time of copies the records missed (copies_to_calls) */
 	double *idle_scale;   /* per process: what its estimated idle times are taken at (idle_scale_of) */
@@ -767,6 +768,7 @@ static void rule_sync(struct ctx *c)
 	char *overlap = overlap_note(c, idle);
 	const char *kv[] = {"count", n, "site", l->label, "site_count", sn, "idle_s", idle_s, "overlap", overlap, NULL};
 	add_finding(c, R_SYNC_BOUND, cost, l->label, kv);
+	c->sync_bound = true;
 	free(overlap);
 	free(n);
 	free(sn);
@@ -861,8 +863,13 @@ static char *host_work(const struct trace_line *a, const struct trace_line *b)
 
 static void rule_starved(struct ctx *c)
 {
-	/* Long host-wait gaps not already explained by round trips or syncs,
-	 * by (previous line, next line). */
+	/* Long host-wait gaps by (previous line, next line). A gap after a
+	 * drain (a synchronize, a round trip's copy back) is the drain
+	 * finding's when one was made; when none was (the drains, bounded by
+	 * the GPU work there was to overlap, explain too little), it is host
+	 * work like any other and counts here (set5's first reading: two
+	 * processes each copying a scalar back every step, the GPU busy 1% of
+	 * its phase, read as nothing at all). */
 	uint64_t total = 0, best = 0, best_n = 0, best_max = 0;
 	size_t best_prev = 0, best_next = 0;
 	struct { size_t prev, next; uint64_t ns, n, max; } *pairs = NULL;
@@ -872,10 +879,11 @@ static void rule_starved(struct ctx *c)
 			const struct trace_gap *g = &c->t->procs[i].gaps[k];
 			/* a wait before a thread's first CUDA call is that thread starting (a
 			 * runtime's worker, a compile), not host work between GPU calls */
-			if (g->cls != GAP_CLASS_LONG || g->prev_op == OP_SYNC || g->prev_op == OP_NONE)
+			if (g->cls != GAP_CLASS_LONG || g->prev_op == OP_NONE)
 				continue;
 			size_t prev = c->m.map[i][g->prev_site], next = c->m.map[i][g->next_site];
-			if (c->roundtrip_line[prev] && g->prev_op == OP_MEMCPY)
+			bool drain = g->prev_op == OP_SYNC || g->prev_op == OP_MEMCPY;
+			if ((g->prev_op == OP_SYNC && c->sync_bound) || (drain && c->roundtrip_line[prev]))
 				continue;
 			size_t j;
 			for (j = 0; j < npairs; j++)

@@ -548,6 +548,20 @@ def test_pageable_copies_rank_before_the_transfer_time_they_explain():
             assert f["cost_s"] < 3.8 - pageable + 0.01, f
 
 
+def test_idle_after_drains_no_finding_claims_is_host_work():
+    """mp_a3c_workers (real H200 trace, set5's first reading, --exact): two
+    workers each step a host-side environment and copy a scalar back per
+    step. The GPU was busy 1% of a 5 s phase; the drains, bounded by the GPU
+    work there was to overlap, explain under 5%, and their gaps were left
+    out of gpu-starved too: "No bottleneck found". Idle after a drain that
+    no drain finding claims is host work."""
+    r = show("eval5_mp_a3c_workers_exact")
+    assert not any(f["rule"] in ("sync-bound", "roundtrip-storm") for f in r["findings"]), r["findings"]
+    top = r["findings"][0]
+    assert top["rule"] == "gpu-starved" and top["share"] > 0.5, top
+    assert top["line"].startswith("mp_a3c_workers_starved.py:87"), top
+
+
 def test_round_trips_counted_by_the_callbacks_on_the_h200():
     """nb_grid_bfs_flag (real H200 trace of today's tracer, set3's first
     reading, default mode): the BFS copies a one-element flag back after
