@@ -201,10 +201,9 @@ static bool export_one(const char *opt, const char *path, char *doc)
 	}
 	char *why = NULL;
 	bool ok = write_file_atomic(path, doc, strlen(doc), &why);
-	if (!ok) {
+	if (!ok && strcmp(path, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
 		diag_error("bench: %s: cannot write '%s': %s", opt, path, why);
-		free(why);
-	}
+	free(why);
 	free(doc);
 	return ok;
 }

@@ -349,7 +349,8 @@ static int run(int argc, char **argv)
 	int rc = r->ready ? EXIT_OK : EXIT_FAIL;
 	char *err;
 	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("doctor: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("doctor: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

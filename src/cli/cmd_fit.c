@@ -531,7 +531,8 @@ static int run(int argc, char **argv)
 	}
 	char *err;
 	if (doc && !write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("fit: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("fit: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

@@ -96,7 +96,8 @@ static int run(int argc, char **argv)
 	char *path = output ? xstrdup(output) : xasprintf("%s/report.%s", dir, md ? "md" : "html");
 	int rc = EXIT_OK;
 	if (!write_file_atomic(path, doc, strlen(doc), &why)) {
-		diag_error("report: cannot write '%s': %s", path, why);
+		if (strcmp(path, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("report: cannot write '%s': %s", path, why);
 		free(why);
 		rc = EXIT_USAGE;
 	} else {

@@ -209,10 +209,9 @@ static int run(int argc, char **argv)
 	/* a failed write shows in both; the commit knows its error */
 	bool rendered = report_close(tr.rep, st.seconds, &n);
 	bool written = atomic_commit(&af, &why) && rendered;
-	if (!written) {
-		diag_error("cannot write '%s': %s", output ? output : "stdout", why ? why : "write failed");
-		free(why);
-	}
+	if (!written && output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+		diag_error("scan: cannot write '%s': %s", output, why ? why : "write failed");
+	free(why);
 	/* walk errors go to stderr too when the report is not text on stdout */
 	for (size_t i = 0; tr.errors_to_stderr && i < tr.path_errors.len; i += 2)
 		diag_error("%s: %s", (char *)tr.path_errors.items[i], (char *)tr.path_errors.items[i + 1]);

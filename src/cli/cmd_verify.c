@@ -320,7 +320,8 @@ static int run(int argc, char **argv)
 		}
 	rc = verify_exit_code(r);
 	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("verify: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("verify: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

@@ -758,6 +758,19 @@ void atomic_abort(struct atomic_file *af)
 	free_strings(af);
 }
 
+int stdout_flush_error(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0)
+		return errno ? errno : EIO;
+	if (!ferror(stdout))
+		return 0;
+	errno = 0;
+	if (write(STDOUT_FILENO, "", 0) < 0 && errno)
+		return errno;
+	return EIO;
+}
+
 bool make_dirs(const char *path)
 {
 	char *p = xstrdup(path);
