@@ -55,8 +55,10 @@ static const char help[] =
 	"\n"
 	"Exit codes: 0 no finding at the --fail-on level; 1 findings at that level;\n"
 	"2 usage error (a PATH that does not exist, or is neither a file nor a\n"
-	"directory, a FIFO say), or nothing could be scanned. Files inside directories\n"
-	"that cannot be read are listed as errors and the scan goes on with the rest.\n"
+	"directory, a FIFO say), or nothing could be scanned: no .py or .ipynb file\n"
+	"found (an empty directory, or every file excluded), or none of them readable.\n"
+	"Files inside directories that cannot be read are listed as errors and the scan\n"
+	"goes on with the rest.\n"
 	"\n"
 	"`gpuopt rules` lists the rules; `gpuopt explain RULE` says what one detects.\n";
 
@@ -219,12 +221,12 @@ static int run(int argc, char **argv)
 		free(tr.path_errors.items[i]);
 	ptrvec_free(&tr.path_errors);
 	cache_close(so.cache); /* after the report: its tallies hold the cache's strings */
-	if (!written || (n.files_scanned == 0 && n.files_with_errors > 0)) {
-		rc = EXIT_USAGE;
+	if (n.files_scanned == 0 && n.files_with_errors == 0)
+		diag_error("scan: no .py or .ipynb files found%s", excludes.len > 1 ? " (after --exclude)" : "");
+	if (!written || n.files_scanned == 0) {
+		rc = EXIT_USAGE; /* a scan of nothing must not pass in CI */
 	} else {
 		rc = EXIT_OK;
-		if (n.files_scanned == 0 && n.files_with_errors == 0)
-			diag_error("scan: no .py or .ipynb files found");
 		for (int sev = fail_on; sev < SEV_NONE; sev++)
 			if (n.by_severity[sev])
 				rc = EXIT_FAIL;

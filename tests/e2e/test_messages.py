@@ -86,3 +86,14 @@ def test_scan_of_a_closed_stdin_is_an_input_error(tmp_path):
     rc, err = run_fds(["scan", "--format", "json", "-"], close=[0])
     assert rc == 2, err
     assert "-: Bad file descriptor" in err, err
+
+
+# ---- a scan of nothing ----
+
+def test_scan_with_every_file_excluded_is_exit_2_as_the_help_says(tmp_path):
+    (tmp_path / "a.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    r = run("scan", "-e", "*.ipynb", tmp_path)
+    assert r.rc == 2 and "gpuopt: scan: no .py or .ipynb files found (after --exclude)" in r.err, r
+    assert "or nothing could be scanned" in run("scan", "--help").out
+    r = run("scan", "--format", "json", tmp_path / "a.ipynb")
+    assert r.rc == 0, r  # the same file, not excluded, is scanned
