@@ -449,6 +449,7 @@ bool output_same(const char *a, const char *b)
  * NULL. Owned. */
 static char *input_clash(const char *target, const struct stat *st, const struct output_inputs *in)
 {
+	const char *written = in && in->written ? in->written : "the report";
 	char *rt = resolved(target);
 	char *why = NULL;
 	for (size_t i = 0; !why && in && i < in->n; i++) {
@@ -457,15 +458,15 @@ static char *input_clash(const char *target, const struct stat *st, const struct
 		if (!p || strcmp(p, "-") == 0 || stat(p, &is) != 0)
 			continue;
 		if (is.st_dev == st->st_dev && is.st_ino == st->st_ino) {
-			why = xasprintf("it is also an input ('%s'): the report would replace it", p);
+			why = xasprintf("it is also an input ('%s'): %s would replace it", p, written);
 		} else if (S_ISDIR(is.st_mode) && rt) {
 			char *rd = realpath(p, NULL);
 			bool inside = rd && path_within(rt, rd);
 			bool taken = (in->dir_reads && strcmp(in->dir_reads, "*") == 0) ||
 				    ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv");
 			if (inside && taken)
-				why = xasprintf("it is inside the input directory '%s', which is read: the report would "
-						"replace one of the inputs (write it elsewhere)", p);
+				why = xasprintf("it is inside the input directory '%s', which is read: %s would "
+						"replace one of the inputs (write it elsewhere)", p, written);
 			free(rd);
 		}
 	}
@@ -497,8 +498,12 @@ bool output_check(const char *path, const struct output_inputs *in, bool force, 
 	}
 	const char *ext = protected_suffix(target);
 	if (ok && exists && kind == T_REPLACE && ext && !force) {
-		*why = xasprintf("it is a %s file, not a report: writing the report would replace it "
-				 "(--force writes it anyway)", ext);
+		if (in && in->written)
+			*why = xasprintf("it is a %s file: %s would replace it (--force writes it anyway)", ext,
+					 in->written);
+		else
+			*why = xasprintf("it is a %s file, not a report: writing the report would replace it "
+					 "(--force writes it anyway)", ext);
 		ok = false;
 	}
 	if (ok && kind == T_REPLACE) {

@@ -68,6 +68,8 @@ struct output_inputs {
 				* separated (".json"); "*": every file in it is the input's;
 				* NULL: those of source and data files, .py .ipynb .npy .npz
 				* .csv .tsv */
+	const char *written;   /* what goes to the output, for the messages ("the
+				* commands' output"); NULL: "the report" */
 };
 
 /* Checks, before the work, that a report may be written to path: not a

@@ -97,3 +97,57 @@ def test_scan_with_every_file_excluded_is_exit_2_as_the_help_says(tmp_path):
     assert "or nothing could be scanned" in run("scan", "--help").out
     r = run("scan", "--format", "json", tmp_path / "a.ipynb")
     assert r.rc == 0, r  # the same file, not excluded, is scanned
+
+
+# ---- bench: parameters and shells ----
+
+@pytest.mark.parametrize("args, said", [
+    (["-L", "n", "1,2", "true {m}"], "bench: command 'true {m}': '{m}' is not a parameter (given: {n})"),
+    (["-L", "n", "1,2", "-s", "echo {N}", "true {n}"], "bench: --setup 'echo {N}': '{N}' is not a parameter"),
+    (["-P", "n", "1", "2", "-L", "m", "a", "true {n}"], "bench: parameter 'm' is used in no command line"),
+    (["-L", "n", "1,2", "-n", "run {n}", "true"], "bench: parameter 'n' is used in no command line"),
+])
+def test_bench_parameter_typo_or_unused_is_a_usage_error(args, said):
+    r = run("bench", *FAST, *args)
+    assert r.rc == 2 and f"gpuopt: {said}" in r.err, r
+    assert "{NAME} there that is none of them is refused" in run("bench", "--help").out
+
+
+def test_bench_parameter_in_a_setup_only_and_braces_of_the_command_own(tmp_path):
+    # a parameter that varies only the setup is used; braces that are no {NAME} are the command's
+    r = run("bench", *FAST, "-L", "n", "1,2", "-s", "echo {n}", "--export-json", tmp_path / "b.json",
+            f"{PY} -c 'd = {{1: 2}}; print(d)'")
+    assert r.rc == 0, r
+    groups = json.loads((tmp_path / "b.json").read_text())["groups"]
+    setups = [c["setup"] for g in groups for c in g["commands"]]
+    assert setups == ["echo 1", "echo 2"], setups
+
+
+def test_bench_setup_output_goes_to_null_not_a_read_only_fd():
+    r = run("bench", *FAST, "-s", "echo set up", "-p", "echo prepared", "-c", "echo cleaned", "true")
+    assert r.rc == 0 and "write error" not in r.err, r
+
+
+@pytest.mark.parametrize("shell, said", [
+    ("/bin/false", "the empty shell run '/bin/false -c ''' exited with status 1"),
+    ("/etc/passwd", "--shell: '/etc/passwd' is not executable"),
+    ("/nonexistent/sh", "--shell: '/nonexistent/sh' does not exist"),
+    ("/etc", "--shell: '/etc' is a directory, not a program"),
+    ("no-such-shell-i25", "--shell: 'no-such-shell-i25' is not found in PATH"),
+])
+def test_bench_shell_message_names_the_shell(shell, said):
+    r = run("bench", *FAST, f"--shell={shell}", "true")
+    assert r.rc in (1, 2) and f"gpuopt: bench: {said}" in r.err, r
+    assert "sh -c ''" not in r.err.replace(f"{shell} -c ''", ""), r
+
+
+def test_bench_output_conflict_names_the_commands_output_not_the_report(tmp_path):
+    py = tmp_path / "x.py"
+    py.write_text("x = 1\n")
+    r = run("bench", *FAST, "--output", py, "true")
+    assert r.rc == 2 and "the commands' output would replace it (--force" in r.err, r
+    r = run("bench", *FAST, "--output", py, f"cat {py}")
+    assert r.rc == 2 and "it is also an input" in r.err and "the commands' output would replace it" in r.err, r
+    assert "report" not in r.err, r
+    r = run("bench", *FAST, "--export-json", py, "true")
+    assert r.rc == 2 and "writing the report would replace it" in r.err, r  # an export is a report
