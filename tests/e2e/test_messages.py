@@ -151,3 +151,30 @@ def test_bench_output_conflict_names_the_commands_output_not_the_report(tmp_path
     assert "report" not in r.err, r
     r = run("bench", *FAST, "--export-json", py, "true")
     assert r.rc == 2 and "writing the report would replace it" in r.err, r  # an export is a report
+
+
+# ---- trace show: -o is the report; options after FILE ----
+
+TRACE = ROOT / "tests" / "e2e" / "fixtures" / "trace" / "cupy_roundtrip.json"
+
+
+def test_trace_show_o_writes_the_report(tmp_path):
+    out = tmp_path / "report.json"
+    r = run("trace", "show", "-f", "json", "-o", out, TRACE)
+    assert r.rc == 0 and r.out == "", r
+    assert json.loads(out.read_text())["format"] == "gpuopt-trace-report"
+    assert json.loads(out.read_text()) == json.loads(run("trace", "show", "-f", "json", TRACE).out)
+    text = tmp_path / "report.txt"
+    assert run("trace", "show", TRACE, "-o", text).rc == 0
+    assert text.read_text() == run("trace", "show", TRACE).out
+    assert run("trace", "show", "-o", "-", TRACE).out == run("trace", "show", TRACE).out
+    assert "trace show: write the report to FILE" in run("trace", "--help").out
+
+
+def test_trace_show_takes_options_after_the_file():
+    after = run("trace", "show", TRACE, "--lines", "1", "--kernels", "1")
+    assert after.rc == 0, after
+    assert after.out == run("trace", "show", "--lines", "1", "--kernels", "1", TRACE).out
+    assert after.out != run("trace", "show", TRACE).out
+    r = run("trace", "show", TRACE, TRACE)
+    assert r.rc == 2 and "give one saved trace FILE, not more" in r.err, r
