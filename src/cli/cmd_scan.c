@@ -37,7 +37,7 @@ static const char help[] =
 	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -j, --jobs N           scan with N threads (default: one per CPU)\n"
 	"      --no-cache         neither read nor write the cache of results for unchanged files\n"
-	"                         ($XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt)\n"
+	"                         ($XDG_CACHE_HOME/gpuopt when absolute, else ~/.cache/gpuopt)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Directories are walked recursively; .git, virtual environments, site-packages,\n"

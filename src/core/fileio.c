@@ -798,7 +798,7 @@ char *user_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	if (xdg && *xdg)
+	if (xdg && xdg[0] == '/') /* a relative one is invalid (XDG Base Directory): as if unset */
 		return xasprintf("%s/gpuopt", xdg);
 	if (home && *home)
 		return xasprintf("%s/.cache/gpuopt", home);

@@ -137,7 +137,8 @@ int stdout_flush_error(void);
 bool make_dirs(const char *path);
 
 /* gpuopt's cache directory: $XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt
- * (owned); NULL when neither variable is set. Not created here. */
+ * (owned); NULL when neither variable is set. A relative XDG_CACHE_HOME is
+ * ignored, as the XDG Base Directory spec says. Not created here. */
 char *user_cache_dir(void);
 
 #endif

@@ -178,3 +178,18 @@ def test_trace_show_takes_options_after_the_file():
     assert after.out != run("trace", "show", TRACE).out
     r = run("trace", "show", TRACE, TRACE)
     assert r.rc == 2 and "give one saved trace FILE, not more" in r.err, r
+
+
+# ---- a relative XDG_CACHE_HOME ----
+
+def test_relative_xdg_cache_home_is_ignored_as_if_unset(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "x.py").write_text("import numpy as np\nx = np.zeros(3)\n")
+    r = run("scan", "x.py", cwd=tmp_path, env={"XDG_CACHE_HOME": "relcache", "HOME": str(home)})
+    assert r.rc == 0, r
+    assert not (tmp_path / "relcache").exists()
+    assert (home / ".cache" / "gpuopt").is_dir()  # the default place, as with no XDG_CACHE_HOME
+    absolute = tmp_path / "abscache"
+    assert run("scan", "x.py", cwd=tmp_path, env={"XDG_CACHE_HOME": str(absolute)}).rc == 0
+    assert (absolute / "gpuopt").is_dir()
