@@ -193,3 +193,21 @@ def test_relative_xdg_cache_home_is_ignored_as_if_unset(tmp_path):
     absolute = tmp_path / "abscache"
     assert run("scan", "x.py", cwd=tmp_path, env={"XDG_CACHE_HOME": str(absolute)}).rc == 0
     assert (absolute / "gpuopt").is_dir()
+
+
+# ---- a NUL in a .npy header ----
+
+def npy_with_descr(path, descr: bytes):
+    header = b"{'descr': '" + descr + b"', 'fortran_order': False, 'shape': (1,), }"
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 8)
+
+
+def test_npy_descr_with_a_nul_is_shown_escaped_not_truncated(tmp_path):
+    npy_with_descr(tmp_path / "bad.npy", b"<f8\x00")
+    np.save(tmp_path / "good.npy", np.zeros(1))
+    r = run("verify", tmp_path / "good.npy", tmp_path / "bad.npy")
+    assert r.rc == 2 and "dtype '<f8\\x00' is not supported" in r.err, r
+    npy_with_descr(tmp_path / "long.npy", b"<f8" + b"\x01" * 40)
+    r = run("verify", tmp_path / "good.npy", tmp_path / "long.npy")
+    assert r.rc == 2 and "dtype '<f8" + "\\x01" * 29 + "...' is not supported" in r.err, r
