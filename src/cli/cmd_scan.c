@@ -45,6 +45,8 @@ static const char help[] =
 	"directories only. A file named twice, or named and found in a directory, is\n"
 	"scanned once. Notebook findings name the cell (counting every cell from 1) and\n"
 	"the line in it. A .py file over 16 MB (a notebook over 128 MB) is not read.\n"
+	"A notebook whose kernel's language is not Python (R, Julia...) is skipped,\n"
+	"with a note; a UTF-8 byte order mark before a notebook's JSON is allowed.\n"
 	"\n"
 	"A file with a syntax error is scanned as far as the parser recovered, and one\n"
 	"whose GPU code is past the flow model's work budget (tens of thousands of\n"
@@ -221,7 +223,10 @@ static int run(int argc, char **argv)
 		free(tr.path_errors.items[i]);
 	ptrvec_free(&tr.path_errors);
 	cache_close(so.cache); /* after the report: its tallies hold the cache's strings */
-	if (n.files_scanned == 0 && n.files_with_errors == 0)
+	if (n.files_scanned == 0 && n.files_with_errors == 0 && n.notebooks_skipped)
+		diag_error("scan: nothing scanned: the notebook%s found %s in another language than Python",
+			   n.notebooks_skipped == 1 ? "" : "s", n.notebooks_skipped == 1 ? "is" : "are");
+	else if (n.files_scanned == 0 && n.files_with_errors == 0)
 		diag_error("scan: no .py or .ipynb files found%s", excludes.len > 1 ? " (after --exclude)" : "");
 	if (!written || n.files_scanned == 0) {
 		rc = EXIT_USAGE; /* a scan of nothing must not pass in CI */

@@ -211,3 +211,44 @@ def test_npy_descr_with_a_nul_is_shown_escaped_not_truncated(tmp_path):
     npy_with_descr(tmp_path / "long.npy", b"<f8" + b"\x01" * 40)
     r = run("verify", tmp_path / "good.npy", tmp_path / "long.npy")
     assert r.rc == 2 and "dtype '<f8" + "\\x01" * 29 + "...' is not supported" in r.err, r
+
+
+# ---- notebooks: a byte order mark; another language ----
+
+def notebook(cells, metadata=None):
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                                  "source": c} for c in cells],
+                       "metadata": metadata or {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebook_with_a_utf8_bom_is_read(tmp_path):
+    nb = tmp_path / "bom.ipynb"
+    nb.write_bytes(b"\xef\xbb\xbf" + notebook(["import numpy as np\n", "x = np.linalg.inv(np.eye(3))\n"]).encode())
+    r = run("scan", "--format", "json", nb)
+    assert r.rc in (0, 1), r
+    doc = r.json()
+    assert doc["summary"]["files_scanned"] == 1 and doc["summary"]["notebooks"] == 1 and not doc["errors"], doc
+    assert any(f["cell"] == 2 for f in doc["findings"]), doc["findings"]
+
+
+R_META = {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"},
+          "language_info": {"name": "R"}}
+
+
+def test_notebook_in_another_language_is_skipped_with_a_note(tmp_path):
+    (tmp_path / "r.ipynb").write_text(notebook(["library(ggplot2)\nx <- c(1, 2)\n"], R_META))
+    (tmp_path / "py.ipynb").write_text(notebook(["import numpy as np\n"],
+                                                {"kernelspec": {"language": "python", "name": "python3"}}))
+    r = run("scan", tmp_path)
+    assert r.rc == 0, r
+    assert "note: the notebook's language is R, not Python: not scanned" in r.out, r
+    assert "syntax error" not in r.out and "1 notebook in another language skipped" in r.out, r
+    doc = run("scan", "--format", "json", tmp_path).json()
+    assert doc["summary"]["files_scanned"] == 1 and doc["summary"]["notebooks_skipped"] == 1, doc["summary"]
+    assert [(n["kind"], n["language"]) for n in doc["notices"]] == [("not-python", "R")], doc["notices"]
+    sarif = json.loads(run("scan", "--format", "sarif", tmp_path).out)
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any("language is R" in n["message"]["text"] for n in notes), notes
+    r = run("scan", tmp_path / "r.ipynb")  # nothing else to scan: nothing scanned is exit 2
+    assert r.rc == 2 and "nothing scanned: the notebook found is in another language than Python" in r.err, r
+    assert "A notebook whose kernel's language is not Python" in run("scan", "--help").out
