@@ -252,3 +252,16 @@ def test_notebook_in_another_language_is_skipped_with_a_note(tmp_path):
     r = run("scan", tmp_path / "r.ipynb")  # nothing else to scan: nothing scanned is exit 2
     assert r.rc == 2 and "nothing scanned: the notebook found is in another language than Python" in r.err, r
     assert "A notebook whose kernel's language is not Python" in run("scan", "--help").out
+
+
+# ---- fit: a tiny working set's first touch ----
+
+@pytest.mark.parametrize("nbytes", [4, 4096, 1 << 20, 1 << 30])
+def test_fit_first_touch_is_never_faster_than_pinned_or_reused_pageable(nbytes):
+    r = run("fit", "--ceilings", CEILINGS, "--bytes", nbytes, "--format", "json")
+    assert r.rc == 0, r
+    s = r.json()["answer"]["seconds"]
+    for d in ("in", "out"):
+        assert s[f"{d}_fresh"] >= s[f"{d}_pageable"] >= s[f"{d}_pinned"] > 0, s
+    if nbytes == 4:  # was 0.0 µs: the fixed latency of a copy was left out
+        assert s["in_fresh"] > 1e-6 and s["out_fresh"] > 1e-6, s
