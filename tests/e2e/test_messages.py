@@ -265,3 +265,16 @@ def test_fit_first_touch_is_never_faster_than_pinned_or_reused_pageable(nbytes):
         assert s[f"{d}_fresh"] >= s[f"{d}_pageable"] >= s[f"{d}_pinned"] > 0, s
     if nbytes == 4:  # was 0.0 µs: the fixed latency of a copy was left out
         assert s["in_fresh"] > 1e-6 and s["out_fresh"] > 1e-6, s
+
+
+# ---- verify: CSV cells with newlines and control characters ----
+
+def test_verify_csv_mismatch_listing_shows_cells_escaped_one_per_line(tmp_path):
+    (tmp_path / "ref.csv").write_text('id,name,x\n1,"a\nb",1.0\n2,x,2.0\n')
+    (tmp_path / "cand.csv").write_text('id,name,x\n1,"a\nc",1.0\n2,"y\\z\t\x1b[2J",2.0\n', newline="")
+    r = run("verify", tmp_path / "ref.csv", tmp_path / "cand.csv")
+    assert r.rc == 1, r
+    assert "ref 'a\\nb', cand 'a\\nc'\n" in r.out, r
+    assert "ref 'x', cand 'y\\\\z\\t\\x1b[2J'\n" in r.out, r
+    listing = [l for l in r.out.splitlines() if "ref '" in l]
+    assert len(listing) == 2, r.out  # one line per cell: no raw newline broke the layout
