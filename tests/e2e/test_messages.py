@@ -278,3 +278,35 @@ def test_verify_csv_mismatch_listing_shows_cells_escaped_one_per_line(tmp_path):
     assert "ref 'x', cand 'y\\\\z\\t\\x1b[2J'\n" in r.out, r
     listing = [l for l in r.out.splitlines() if "ref '" in l]
     assert len(listing) == 2, r.out  # one line per cell: no raw newline broke the layout
+
+
+# ---- verify: directory outputs and symbolic links out of them ----
+
+def test_verify_directories_do_not_follow_links_out_of_the_tree(tmp_path):
+    ref, cand, outside = tmp_path / "ref", tmp_path / "cand", tmp_path / "outside"
+    for d in (ref / "sub", cand / "sub", outside):
+        d.mkdir(parents=True)
+    for d in (ref, cand):
+        np.save(d / "a.npy", np.arange(3.0))
+        (d / "sys").symlink_to("/usr")  # 810 system files were compared through this
+        (d / "sub" / "in.npy").symlink_to("../a.npy")  # inside the tree: followed
+    np.save(outside / "o.npy", np.zeros(2))
+    np.save(outside / "p.npy", np.ones(2))
+    (ref / "o.npy").symlink_to(outside / "o.npy")
+    (cand / "o.npy").symlink_to(outside / "o.npy")
+    r = run("verify", "--format", "json", ref, cand)
+    assert r.rc == 0, r
+    doc = r.json()
+    compared = sorted(i["name"] for i in doc["items"]) if "items" in doc else None
+    assert compared == ["a.npy", "sub/in.npy"], doc
+    text = run("verify", ref, cand)
+    assert text.rc == 0, text
+    assert f"note: {ref}/sys: a symbolic link out of '{ref}' (to '/usr'): not followed, not compared" in text.out
+    assert f"{ref}/o.npy: a symbolic link out of '{ref}' (to '{outside}/o.npy')" in text.out
+    assert "/usr/" not in text.out.replace("(to '/usr')", ""), text.out
+    # a candidate file that is a link out, where the reference has the file: a difference
+    (cand / "a.npy").unlink()
+    (cand / "a.npy").symlink_to(outside / "p.npy")
+    r = run("verify", ref, cand)
+    assert r.rc == 1 and "a.npy: in the candidate, a symbolic link out of its directory: not followed" in r.out, r
+    assert "leads out of it (sys -> /usr" in run("verify", "--help").out
