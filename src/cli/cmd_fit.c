@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/util.h"
@@ -405,7 +406,8 @@ static int run(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":f:o:vq", opts, NULL)) != -1) {
+	static const char shortopts[] = ":f:o:vq";
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
 		case O_BYTES: /* given again, the sizes add up */
 			if (!parse_size("--bytes", optarg, 1, &size))
@@ -489,11 +491,8 @@ static int run(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case ':':
-			diag_error("fit: option %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			diag_error("fit: unknown option '%s' (see `gpuopt fit --help`)", argv[optind - 1]);
+		default: /* '?' or ':' */
+			option_error("fit", argc, argv, shortopts, opts);
 			return EXIT_USAGE;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "report/page.h"
@@ -47,7 +48,8 @@ static int run(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+	static const char shortopts[] = "f:o:";
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -59,10 +61,7 @@ static int run(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'F': force = true; break;
 		default:
-			if (optopt && strchr("fo", optopt))
-				diag_error("report: option -%c needs a value", optopt);
-			else
-				diag_error("report: unknown option '%s' (see `gpuopt report --help`)", argv[optind - 1]);
+			option_error("report", argc, argv, shortopts, longopts);
 			return EXIT_USAGE;
 		}
 	}

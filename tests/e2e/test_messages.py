@@ -310,3 +310,21 @@ def test_verify_directories_do_not_follow_links_out_of_the_tree(tmp_path):
     r = run("verify", ref, cand)
     assert r.rc == 1 and "a.npy: in the candidate, a symbolic link out of its directory: not followed" in r.out, r
     assert "leads out of it (sys -> /usr" in run("verify", "--help").out
+
+
+# ---- option errors of doctor, fit and report, said as scan says them (opterr.c) ----
+
+@pytest.mark.parametrize("cmd, args, said", [
+    ("doctor", ["-vZ"], "unknown option '-Z' in '-vZ' (see `gpuopt doctor --help`)"),
+    ("doctor", ["--verbose=yes"], "option --verbose takes no value, but '--verbose=yes' gives it one"),
+    ("doctor", ["--form"], "option --form (--format) needs a value"),
+    ("fit", ["-qZ"], "unknown option '-Z' in '-qZ' (see `gpuopt fit --help`)"),
+    ("fit", ["--verbose=1"], "option --verbose takes no value, but '--verbose=1' gives it one"),
+    ("fit", ["-o"], "option -o needs a value"),
+    ("report", ["--force=1", "x"], "option --force takes no value, but '--force=1' gives it one"),
+    ("report", ["--bogus", "x"], "unknown option '--bogus' (see `gpuopt report --help`)"),
+    ("report", ["x", "--form"], "option --form (--format) needs a value"),
+])
+def test_option_errors_name_the_word_at_fault(cmd, args, said):
+    r = run(cmd, *args)
+    assert r.rc == 2 and r.err == f"gpuopt: {cmd}: {said}\n", r
