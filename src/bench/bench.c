@@ -257,7 +257,7 @@ static bool build_groups(const struct bench_settings *s, const struct ptrvec *te
 struct ctx {
 	const struct bench_settings *set;
 	struct bench_result *res;
-	int null_fd, in_fd, out_fd;
+	int null_fd, null_out, in_fd, out_fd; /* /dev/null read-only (stdin), write-only (stdout) */
 	struct caplog err_log; /* the last run's stderr, its start and end (BENCH_STDERR_KEPT) */
 	struct gpu_sampler *sampler;
 	struct rng rng;
@@ -349,7 +349,7 @@ static void report_failure(struct ctx *c, const char *what, const char *text, co
 /* Runs a --prepare / --setup / --cleanup command; false after reporting. */
 static bool run_aux(struct ctx *c, char **argv, const char *text, const char *what, const char *cwd)
 {
-	struct runner_stdio io = {c->null_fd, c->null_fd, -1, cwd, NULL, capture(c)};
+	struct runner_stdio io = {c->null_fd, c->null_out, -1, cwd, NULL, capture(c)};
 	struct run_result r;
 	runner_run(argv, &io, c->set->timeout_s, &r);
 	if (runner_interrupted())
@@ -519,13 +519,15 @@ static const char *should_stop(struct ctx *c, struct bench_group *g, size_t roun
 static bool run_empty_shell(struct ctx *c, struct run_result *r)
 {
 	char *argv[] = {(char *)c->set->shell, "-c", "", NULL};
-	struct runner_stdio io = {c->null_fd, c->null_fd, -1, NULL, NULL, capture(c)};
+	struct runner_stdio io = {c->null_fd, c->null_out, -1, NULL, NULL, capture(c)};
 	runner_run(argv, &io, c->set->timeout_s, r);
 	if (run_ok(r) && !runner_interrupted())
 		return true;
 	if (!runner_interrupted()) {
 		c->res->failed_step = "--shell";
-		report_failure(c, "the empty shell run", "sh -c ''", r);
+		char *text = xasprintf("%s -c ''", c->set->shell);
+		report_failure(c, "the empty shell run", text, r);
+		free(text);
 	}
 	return false;
 }
@@ -935,7 +937,13 @@ static char *record_python(const struct bench_settings *s, const struct bench_re
 static bool calibrate_shell(struct ctx *c)
 {
 	if (!runner_find_program(c->set->shell)) {
-		diag_error("bench: --shell: '%s' is not found", c->set->shell);
+		const char *shell = c->set->shell;
+		struct stat st;
+		diag_error("bench: --shell: '%s' %s", shell,
+			   !strchr(shell, '/') ? "is not found in PATH"
+			   : stat(shell, &st) != 0 ? "does not exist"
+			   : S_ISDIR(st.st_mode) ? "is a directory, not a program"
+			   : "is not executable");
 		c->rc = BENCH_CANNOT_START;
 		return false;
 	}
@@ -992,11 +1000,9 @@ static bool open_streams(struct ctx *c)
 {
 	const struct bench_settings *s = c->set;
 	c->null_fd = runner_open_in("/dev/null", 0);
-	int null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (c->null_fd < 0 || null_out < 0) {
+	c->null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (c->null_fd < 0 || c->null_out < 0) {
 		diag_error("bench: cannot open /dev/null: %s", strerror(errno));
-		if (null_out >= 0)
-			close(null_out);
 		return false;
 	}
 	/* /dev/null opened read-only serves stdin; a second one serves stdout */
@@ -1010,7 +1016,6 @@ static bool open_streams(struct ctx *c)
 			diag_error("bench: --input: '%s' is a pipe that holds more than %s (a pipe is kept "
 				   "in memory whole, to give every run the same input): give a file", s->input, max);
 			free(max);
-			close(null_out);
 			return false;
 		}
 		if (c->in_fd < 0 || fstat(c->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -1019,24 +1024,21 @@ static bool open_streams(struct ctx *c)
 			if (c->in_fd >= 0)
 				close(c->in_fd);
 			c->in_fd = c->null_fd;
-			close(null_out);
 			return false;
 		}
 	}
 	switch (s->output) {
-	case OUTPUT_NULL: c->out_fd = null_out; return true;
+	case OUTPUT_NULL: c->out_fd = c->null_out; break;
 	case OUTPUT_INHERIT: c->out_fd = STDOUT_FILENO; break;
 	case OUTPUT_FILE:
 		c->out_fd = runner_open_out(s->output_file);
 		if (c->out_fd < 0) {
 			diag_error("bench: --output: cannot write '%s': %s", s->output_file, direct_error(errno));
-			close(null_out);
 			c->out_fd = -1;
 			return false;
 		}
 		break;
 	}
-	close(null_out);
 	return true;
 }
 
@@ -1046,8 +1048,10 @@ static void close_streams(struct ctx *c)
 		close(c->in_fd);
 	if (c->null_fd >= 0)
 		close(c->null_fd);
-	if (c->out_fd > STDERR_FILENO)
+	if (c->out_fd > STDERR_FILENO && c->out_fd != c->null_out)
 		close(c->out_fd);
+	if (c->null_out >= 0)
+		close(c->null_out);
 	caplog_free(&c->err_log);
 }
 
@@ -1059,7 +1063,8 @@ struct bench_result *bench_run(const struct bench_settings *s, char *const *comm
 	struct ptrvec templates = {0};
 	for (size_t i = 0; i < ncommands; i++)
 		ptrvec_push(&templates, commands[i]);
-	struct ctx c = {.set = s, .res = res, .null_fd = -1, .in_fd = -1, .out_fd = -1, .rc = BENCH_BAD_COMMAND};
+	struct ctx c = {.set = s, .res = res, .null_fd = -1, .null_out = -1, .in_fd = -1, .out_fd = -1,
+			 .rc = BENCH_BAD_COMMAND};
 	res->status = BENCH_BAD_COMMAND;
 	if (!build_groups(s, &templates, res) || !open_streams(&c))
 		goto out;

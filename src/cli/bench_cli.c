@@ -130,6 +130,74 @@ static int decimals_of(const char *s)
 	return n;
 }
 
+/* The parameter that a "{NAME}" at p names, or -1. */
+static long param_at(const struct bench_settings *s, const char *p)
+{
+	for (size_t k = 0; k < s->nparams; k++) {
+		size_t len = strlen(s->params[k].name);
+		if (strncmp(p + 1, s->params[k].name, len) == 0 && p[1 + len] == '}')
+			return (long)k;
+	}
+	return -1;
+}
+
+/* With parameters, each {NAME} in line must be one of them (a typo would
+ * run as literal text); used[k] is set for each one line names. False
+ * after saying which. */
+static bool placeholders_ok(const struct bench_settings *s, const char *what, const char *line, bool *used)
+{
+	for (const char *p = strchr(line, '{'); p; p = strchr(p + 1, '{')) {
+		long k = param_at(s, p);
+		if (k >= 0) {
+			used[k] = true;
+			continue;
+		}
+		size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (n == 0 || p[1 + n] != '}')
+			continue; /* not a {NAME}: a brace of the command's own */
+		struct buf names = {0};
+		for (size_t j = 0; j < s->nparams; j++)
+			buf_printf(&names, "%s{%s}", j ? ", " : "", s->params[j].name);
+		diag_error("bench: %s '%s': '{%.*s}' is not a parameter (given: %s)", what, line, (int)n, p + 1,
+			   names.data);
+		buf_free(&names);
+		return false;
+	}
+	return true;
+}
+
+/* Every {NAME} in the command lines (and --prepare, --setup, --cleanup,
+ * --command-name) is a parameter, and every parameter is named in a
+ * command line (a name alone does not vary the runs). False after saying
+ * why. */
+static bool params_used(const struct bench_cli *c)
+{
+	const struct bench_settings *s = &c->set;
+	if (s->nparams == 0)
+		return true;
+	bool *used = xcalloc(s->nparams, sizeof *used), ok = true;
+	const struct {
+		const char *what;
+		const struct ptrvec *v;
+	} lines[] = {{"command", &c->commands}, {"--prepare", &s->prepare}, {"--setup", &s->setup},
+		     {"--cleanup", &s->cleanup}};
+	for (size_t k = 0; ok && k < sizeof lines / sizeof *lines; k++)
+		for (size_t i = 0; ok && i < lines[k].v->len; i++)
+			ok = placeholders_ok(s, lines[k].what, lines[k].v->items[i], used);
+	bool *ignored = xcalloc(s->nparams, sizeof *ignored);
+	for (size_t i = 0; ok && i < s->names.len; i++)
+		ok = placeholders_ok(s, "--command-name", s->names.items[i], ignored);
+	for (size_t k = 0; ok && k < s->nparams; k++)
+		if (!used[k]) {
+			diag_error("bench: parameter '%s' is used in no command line: write {%s} where its value goes",
+				   s->params[k].name, s->params[k].name);
+			ok = false;
+		}
+	free(used);
+	free(ignored);
+	return ok;
+}
+
 /* The values of --parameter-scan VAR MIN MAX [--step STEP]. */
 static bool scan_values(const struct bench_cli *c, struct param *p)
 {
@@ -416,6 +484,8 @@ bool bench_cli_parse(int argc, char **argv, struct bench_cli *c)
 			}
 		list_values(var, c->lists.items[i + 1], &s->params[s->nparams++]);
 	}
+	if (!params_used(c))
+		return false;
 	size_t ncmd = c->commands.len;
 	const struct {
 		const char *name;

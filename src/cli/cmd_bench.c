@@ -69,6 +69,9 @@ static const char help[] =
 	"  -L, --parameter-list VAR A,B,C\n"
 	"                            run for each listed value of {VAR} (repeatable: every\n"
 	"                            combination is run)\n"
+	"                            (each VAR must be written in a command line, or\n"
+	"                            --prepare, --setup or --cleanup; given parameters, a\n"
+	"                            {NAME} there that is none of them is refused as a typo)\n"
 	"  -n, --command-name NAME   a name for the next command in the report (repeatable)\n"
 	"      --input FILE          the commands' standard input, from its start for every\n"
 	"                            run (default: /dev/null); a pipe is read whole into\n"
@@ -181,7 +184,8 @@ static bool output_ok(const char *opt, const char *path, const struct bench_cli 
 		shell_words_free(words);
 		free(bad);
 	}
-	struct output_inputs in = {(char *const *)files.items, files.len, NULL};
+	struct output_inputs in = {(char *const *)files.items, files.len, NULL,
+				   strcmp(opt, "--output") == 0 ? "the commands' output" : NULL};
 	char *why;
 	bool ok = output_check(path, &in, cli->force, &why);
 	if (!ok) {
@@ -202,10 +206,9 @@ static bool export_one(const char *opt, const char *path, char *doc)
 	}
 	char *why = NULL;
 	bool ok = write_file_atomic(path, doc, strlen(doc), &why);
-	if (!ok) {
+	if (!ok && strcmp(path, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
 		diag_error("bench: %s: cannot write '%s': %s", opt, path, why);
-		free(why);
-	}
+	free(why);
 	free(doc);
 	return ok;
 }

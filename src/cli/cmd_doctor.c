@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/util.h"
@@ -274,7 +275,8 @@ static int run(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":f:o:v", opts, NULL)) != -1) {
+	static const char shortopts[] = ":f:o:v";
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			s.python = optarg;
@@ -307,11 +309,8 @@ static int run(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case ':':
-			diag_error("doctor: option %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			diag_error("doctor: unknown option '%s' (see `gpuopt doctor --help`)", argv[optind - 1]);
+		default: /* '?' or ':' */
+			option_error("doctor", argc, argv, shortopts, opts);
 			return EXIT_USAGE;
 		}
 	}
@@ -349,7 +348,8 @@ static int run(int argc, char **argv)
 	int rc = r->ready ? EXIT_OK : EXIT_FAIL;
 	char *err;
 	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("doctor: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("doctor: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

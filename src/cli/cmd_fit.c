@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "core/util.h"
@@ -410,7 +411,8 @@ static int run_with(int argc, char **argv, const char **dtypes, const char **sha
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":f:o:vq", opts, NULL)) != -1) {
+	static const char shortopts[] = ":f:o:vq";
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
 		case O_BYTES: /* given again, the sizes add up */
 			if (!parse_size("--bytes", optarg, 1, &size))
@@ -494,11 +496,8 @@ static int run_with(int argc, char **argv, const char **dtypes, const char **sha
 		case 'q':
 			quiet = true;
 			break;
-		case ':':
-			diag_error("fit: option %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			diag_error("fit: unknown option '%s' (see `gpuopt fit --help`)", argv[optind - 1]);
+		default: /* '?' or ':' */
+			option_error("fit", argc, argv, shortopts, opts);
 			return EXIT_USAGE;
 		}
 	}
@@ -536,7 +535,8 @@ static int run_with(int argc, char **argv, const char **dtypes, const char **sha
 	}
 	char *err;
 	if (doc && !write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("fit: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("fit: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

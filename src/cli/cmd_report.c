@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "opterr.h"
 #include "core/diag.h"
 #include "core/fileio.h"
 #include "report/page.h"
@@ -48,7 +49,8 @@ static int run(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:", longopts, NULL)) != -1) {
+	static const char shortopts[] = "f:o:";
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -60,10 +62,7 @@ static int run(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'F': force = true; break;
 		default:
-			if (optopt && strchr("fo", optopt))
-				diag_error("report: option -%c needs a value", optopt);
-			else
-				diag_error("report: unknown option '%s' (see `gpuopt report --help`)", argv[optind - 1]);
+			option_error("report", argc, argv, shortopts, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -102,7 +101,8 @@ static int run(int argc, char **argv)
 	char *path = output ? xstrdup(output) : xasprintf("%s/report.%s", dir, md ? "md" : "html");
 	int rc = EXIT_OK;
 	if (!write_file_atomic(path, doc, strlen(doc), &why)) {
-		diag_error("report: cannot write '%s': %s", path, why);
+		if (strcmp(path, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("report: cannot write '%s': %s", path, why);
 		free(why);
 		rc = EXIT_USAGE;
 	} else {

@@ -37,7 +37,7 @@ static const char help[] =
 	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -j, --jobs N           scan with N threads (default: one per CPU)\n"
 	"      --no-cache         neither read nor write the cache of results for unchanged files\n"
-	"                         ($XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt)\n"
+	"                         ($XDG_CACHE_HOME/gpuopt when absolute, else ~/.cache/gpuopt)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Directories are walked recursively; .git, virtual environments, site-packages,\n"
@@ -45,6 +45,8 @@ static const char help[] =
 	"directories only. A file named twice, or named and found in a directory, is\n"
 	"scanned once. Notebook findings name the cell (counting every cell from 1) and\n"
 	"the line in it. A .py file over 16 MB (a notebook over 128 MB) is not read.\n"
+	"A notebook whose kernel's language is not Python (R, Julia...) is skipped,\n"
+	"with a note; a UTF-8 byte order mark before a notebook's JSON is allowed.\n"
 	"\n"
 	"A file with a syntax error is scanned as far as the parser recovered, and one\n"
 	"whose GPU code is past the flow model's work budget (tens of thousands of\n"
@@ -55,8 +57,10 @@ static const char help[] =
 	"\n"
 	"Exit codes: 0 no finding at the --fail-on level; 1 findings at that level;\n"
 	"2 usage error (a PATH that does not exist, or is neither a file nor a\n"
-	"directory, a FIFO say), or nothing could be scanned. Files inside directories\n"
-	"that cannot be read are listed as errors and the scan goes on with the rest.\n"
+	"directory, a FIFO say), or nothing could be scanned: no .py or .ipynb file\n"
+	"found (an empty directory, or every file excluded), or none of them readable.\n"
+	"Files inside directories that cannot be read are listed as errors and the scan\n"
+	"goes on with the rest.\n"
 	"\n"
 	"`gpuopt rules` lists the rules; `gpuopt explain RULE` says what one detects.\n";
 
@@ -209,10 +213,9 @@ static int run(int argc, char **argv)
 	/* a failed write shows in both; the commit knows its error */
 	bool rendered = report_close(tr.rep, st.seconds, &n);
 	bool written = atomic_commit(&af, &why) && rendered;
-	if (!written) {
-		diag_error("cannot write '%s': %s", output ? output : "stdout", why ? why : "write failed");
-		free(why);
-	}
+	if (!written && output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+		diag_error("scan: cannot write '%s': %s", output, why ? why : "write failed");
+	free(why);
 	/* walk errors go to stderr too when the report is not text on stdout */
 	for (size_t i = 0; tr.errors_to_stderr && i < tr.path_errors.len; i += 2)
 		diag_error("%s: %s", (char *)tr.path_errors.items[i], (char *)tr.path_errors.items[i + 1]);
@@ -220,12 +223,15 @@ static int run(int argc, char **argv)
 		free(tr.path_errors.items[i]);
 	ptrvec_free(&tr.path_errors);
 	cache_close(so.cache); /* after the report: its tallies hold the cache's strings */
-	if (!written || (n.files_scanned == 0 && n.files_with_errors > 0)) {
-		rc = EXIT_USAGE;
+	if (n.files_scanned == 0 && n.files_with_errors == 0 && n.notebooks_skipped)
+		diag_error("scan: nothing scanned: the notebook%s found %s in another language than Python",
+			   n.notebooks_skipped == 1 ? "" : "s", n.notebooks_skipped == 1 ? "is" : "are");
+	else if (n.files_scanned == 0 && n.files_with_errors == 0)
+		diag_error("scan: no .py or .ipynb files found%s", excludes.len > 1 ? " (after --exclude)" : "");
+	if (!written || n.files_scanned == 0) {
+		rc = EXIT_USAGE; /* a scan of nothing must not pass in CI */
 	} else {
 		rc = EXIT_OK;
-		if (n.files_scanned == 0 && n.files_with_errors == 0)
-			diag_error("scan: no .py or .ipynb files found");
 		for (int sev = fail_on; sev < SEV_NONE; sev++)
 			if (n.by_severity[sev])
 				rc = EXIT_FAIL;

@@ -21,7 +21,7 @@
 
 static const char help[] =
 	"Usage: gpuopt trace [OPTIONS] [--] COMMAND [ARGS...]\n"
-	"       gpuopt trace show [OPTIONS] FILE\n"
+	"       gpuopt trace show [OPTIONS] FILE [OPTIONS]\n"
 	"       gpuopt trace rules\n"
 	"\n"
 	"Run COMMAND (usually python3 script.py) with gpuopt's CUPTI tracer injected\n"
@@ -53,7 +53,9 @@ static const char help[] =
 	"temporary directory. What the program leaves in its group when it ends is ended too.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE       save the whole trace, to re-analyse with `gpuopt trace show`\n"
+	"  -o, --output FILE       trace: save the whole trace, to re-analyse with\n"
+	"                          `gpuopt trace show`; trace show: write the report to FILE\n"
+	"                          (whole or not at all; - is stdout) instead of stdout\n"
 	"  -f, --format FMT        text (default) or json; with json the report goes to\n"
 	"                          standard output and the program's standard output to\n"
 	"                          standard error\n"
@@ -236,12 +238,18 @@ static bool load_config(struct trace_config *cfg, const struct opts *o)
 /* Checks -o and --export-trace before any work (core/fileio.h's rule):
  * never one of inputs (the saved trace shown, or the files the traced
  * command names), a source or data file only with --force, and not
- * standard output, which carries the report. */
-static bool outputs_ok(const char *cmd, const struct opts *o, char *const *inputs, size_t n)
+ * standard output, which carries the report (except trace show's -o,
+ * which is the report: show). */
+static bool outputs_ok(const char *cmd, const struct opts *o, char *const *inputs, size_t n, bool show)
 {
 	const char *paths[2] = {o->output, o->export_path}, *names[2] = {"-o", "--export-trace"};
+	if (show && o->output && o->export_path && output_same(o->output, o->export_path)) {
+		diag_error("%s: -o and --export-trace both name '%s': one would replace the other", cmd,
+			   o->export_path);
+		return false;
+	}
 	for (int i = 0; i < 2; i++) {
-		if (!paths[i])
+		if (!paths[i] || (show && i == 0 && !strcmp(paths[i], "-")))
 			continue;
 		if (!strcmp(paths[i], "-")) {
 			diag_error("%s: %s -: standard output carries the report: give a file name", cmd, names[i]);
@@ -258,12 +266,14 @@ static bool outputs_ok(const char *cmd, const struct opts *o, char *const *input
 	return true;
 }
 
-/* Renders the report and writes the exports. False when an export failed. */
-static bool render(const struct trace *t, const struct trace_config *cfg, const struct opts *o)
+/* Renders the report (to stdout, or for trace show to -o's file) and
+ * writes the exports (for trace, -o's copy of the trace). False when an
+ * export or the report's file failed (said; stdout's failure is main's). */
+static bool render(const struct trace *t, const struct trace_config *cfg, const struct opts *o, bool show)
 {
 	bool ok = true;
 	char *why = NULL;
-	if (o->output && !trace_save(t, o->output, &why)) {
+	if (!show && o->output && !trace_save(t, o->output, &why)) {
 		diag_error("trace: cannot save the trace to '%s': %s", o->output, why);
 		free(why);
 		why = NULL;
@@ -274,30 +284,48 @@ static bool render(const struct trace *t, const struct trace_config *cfg, const 
 		free(why);
 		ok = false;
 	}
+	const char *to = show && o->output && strcmp(o->output, "-") ? o->output : NULL;
+	struct atomic_file af;
+	if (to && !atomic_open(&af, to, &why)) {
+		diag_error("trace show: -o: cannot write '%s': %s", to, why);
+		free(why);
+		return false;
+	}
+	FILE *out = to ? af.f : stdout;
 	struct trace_report *r = trace_analyze(t, cfg);
 	if (!strcmp(o->format, "json")) {
 		json_t *j = trace_report_json(r);
-		json_dumpf(j, stdout, JSON_INDENT(1));
-		fputc('\n', stdout);
+		json_dumpf(j, out, JSON_INDENT(1));
+		fputc('\n', out);
 		json_decref(j);
 	} else {
 		struct trace_report_style st = {o->max_lines, o->max_kernels};
 		/* the program's words, files and names as a terminal may show them */
 		struct term_safe_stream ts;
 		trace_report_text(term_safe_open(&ts), r, &st);
-		term_safe_close(&ts, stdout);
+		term_safe_close(&ts, out);
 	}
 	trace_report_free(r);
+	if (to && !atomic_commit(&af, &why)) {
+		diag_error("trace show: -o: cannot write '%s': %s", to, why);
+		free(why);
+		ok = false;
+	}
 	return ok;
 }
 
 static int run_show(int argc, char **argv, struct opts *o)
 {
+	/* options before FILE and after it, as verify and bench take them */
 	int first = parse_opts(argc, argv, 2, o);
 	if (first < 0)
 		return EXIT_USAGE;
-	if (first != argc - 1) {
-		diag_error("trace show: give one saved trace FILE (see `gpuopt trace --help`)");
+	int end = first < argc ? parse_opts(argc, argv, first + 1, o) : argc;
+	if (end < 0)
+		return EXIT_USAGE;
+	if (first >= argc || end != argc) {
+		diag_error("trace show: give one saved trace FILE%s (see `gpuopt trace --help`)",
+			   first >= argc ? "" : ", not more");
 		return EXIT_USAGE;
 	}
 	if (o->cupti || o->tracer || o->strict || o->full || o->sample || o->exact || o->timeout_s > 0 ||
@@ -306,7 +334,7 @@ static int run_show(int argc, char **argv, struct opts *o)
 			   "--max-events are for tracing a run");
 		return EXIT_USAGE;
 	}
-	if (!outputs_ok("trace show", o, argv + first, 1))
+	if (!outputs_ok("trace show", o, argv + first, 1, true))
 		return EXIT_USAGE;
 	struct trace_config cfg;
 	if (!load_config(&cfg, o))
@@ -319,7 +347,7 @@ static int run_show(int argc, char **argv, struct opts *o)
 		trace_config_free(&cfg);
 		return EXIT_USAGE;
 	}
-	bool ok = render(&t, &cfg, o);
+	bool ok = render(&t, &cfg, o, true);
 	trace_clear(&t);
 	trace_config_free(&cfg);
 	return ok ? EXIT_OK : EXIT_USAGE;
@@ -375,7 +403,7 @@ static int run(int argc, char **argv)
 	}
 	struct ptrvec named = {0};
 	output_command_files(argv + first, &named);
-	bool outs_ok = outputs_ok("trace", &o, (char *const *)named.items, named.len);
+	bool outs_ok = outputs_ok("trace", &o, (char *const *)named.items, named.len, false);
 	for (size_t i = 0; i < named.len; i++)
 		free(named.items[i]);
 	ptrvec_free(&named);
@@ -424,7 +452,7 @@ static int run(int argc, char **argv)
 	bool strict_stop = false;
 	for (size_t i = 0; i < t->nprocs; i++)
 		strict_stop |= t->procs[i].strict && !strcmp(t->procs[i].status, "not-traced");
-	bool exported = render(t, &cfg, &o);
+	bool exported = render(t, &cfg, &o, false);
 	if (strict_stop)
 		rc = EXIT_USAGE;
 	else if (t->timed_out)

@@ -37,6 +37,10 @@ static const char help[] =
 	"         ones skipped) against the same relative path under CANDIDATE; a file\n"
 	"         missing from CANDIDATE is a difference, one only in CANDIDATE a note;\n"
 	"         no such file under REFERENCE at all is an error (nothing compared).\n"
+	"         Symbolic links are followed only where they lead inside the directory\n"
+	"         given: one that leads out of it (sys -> /usr, data -> ../inputs) is not\n"
+	"         followed nor compared, with a note; in CANDIDATE, where REFERENCE has\n"
+	"         the file, it is a difference.\n"
 	"\n"
 	"The test, element by element, with REFERENCE as ref:\n"
 	"    |cand − ref| ≤ atol + rtol·|ref|\n"
@@ -321,7 +325,8 @@ static int run(int argc, char **argv)
 		}
 	rc = verify_exit_code(r);
 	if (!write_file_atomic(output ? output : "-", doc, strlen(doc), &err)) {
-		diag_error("verify: cannot write '%s': %s", output ? output : "stdout", err);
+		if (output && strcmp(output, "-") != 0) /* stdout's failure is said once, as every command's (main.c) */
+			diag_error("verify: cannot write '%s': %s", output, err);
 		free(err);
 		rc = EXIT_USAGE;
 	}

@@ -42,15 +42,22 @@ static size_t utf8_printable(const unsigned char *s, size_t n)
 	return len;
 }
 
-void term_safe_append(struct buf *b, const char *s, size_t n)
+/* term_safe_append, and with one_line, term_safe_append_value. */
+static void safe_append(struct buf *b, const char *s, size_t n, bool one_line)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	buf_append(b, "", 0); /* NUL-terminated even when s is empty */
 	buf_reserve(b, n);
 	while (p < end) {
+		if (one_line && (*p == '\n' || *p == '\t' || *p == '\r' || *p == '\\')) {
+			buf_puts(b, *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : "\\\\");
+			p++;
+			continue;
+		}
 		/* the run of plain printable ASCII, newlines and tabs, copied at once */
 		const unsigned char *q = p;
-		while (q < end && ((*q >= 0x20 && *q < 0x7F) || *q == '\n' || *q == '\t'))
+		while (q < end && (((*q >= 0x20 && *q < 0x7F) && !(one_line && *q == '\\')) ||
+				   (!one_line && (*q == '\n' || *q == '\t'))))
 			q++;
 		if (q > p) {
 			buf_append(b, p, (size_t)(q - p));
@@ -66,6 +73,16 @@ void term_safe_append(struct buf *b, const char *s, size_t n)
 			p++;
 		}
 	}
+}
+
+void term_safe_append(struct buf *b, const char *s, size_t n)
+{
+	safe_append(b, s, n, false);
+}
+
+void term_safe_append_value(struct buf *b, const char *s, size_t n)
+{
+	safe_append(b, s, n, true);
 }
 
 char *term_safe(const char *s)

@@ -29,6 +29,12 @@ void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * title, move the cursor or rewrite a line (\r). */
 void term_safe_append(struct buf *b, const char *s, size_t n);
 
+/* term_safe_append for a value shown on one line of a listing (a CSV
+ * cell): a newline, tab and carriage return too are written escaped, as
+ * \n, \t and \r, and so a backslash as \\ (a cell "a<newline>b" shows as
+ * a\nb, one "a\nb" as a\\nb). */
+void term_safe_append_value(struct buf *b, const char *s, size_t n);
+
 /* term_safe_append of the string s into a new string (owned, never NULL;
  * s NULL gives ""). */
 char *term_safe(const char *s);

@@ -449,6 +449,7 @@ bool output_same(const char *a, const char *b)
  * NULL. Owned. */
 static char *input_clash(const char *target, const struct stat *st, const struct output_inputs *in)
 {
+	const char *written = in && in->written ? in->written : "the report";
 	char *rt = resolved(target);
 	char *why = NULL;
 	for (size_t i = 0; !why && in && i < in->n; i++) {
@@ -457,15 +458,15 @@ static char *input_clash(const char *target, const struct stat *st, const struct
 		if (!p || strcmp(p, "-") == 0 || stat(p, &is) != 0)
 			continue;
 		if (is.st_dev == st->st_dev && is.st_ino == st->st_ino) {
-			why = xasprintf("it is also an input ('%s'): the report would replace it", p);
+			why = xasprintf("it is also an input ('%s'): %s would replace it", p, written);
 		} else if (S_ISDIR(is.st_mode) && rt) {
 			char *rd = realpath(p, NULL);
 			bool inside = rd && path_within(rt, rd);
 			bool taken = (in->dir_reads && strcmp(in->dir_reads, "*") == 0) ||
 				    ends_with_any(rt, in->dir_reads ? in->dir_reads : ".py .ipynb .npy .npz .csv .tsv");
 			if (inside && taken)
-				why = xasprintf("it is inside the input directory '%s', which is read: the report would "
-						"replace one of the inputs (write it elsewhere)", p);
+				why = xasprintf("it is inside the input directory '%s', which is read: %s would "
+						"replace one of the inputs (write it elsewhere)", p, written);
 			free(rd);
 		}
 	}
@@ -497,8 +498,12 @@ bool output_check(const char *path, const struct output_inputs *in, bool force, 
 	}
 	const char *ext = protected_suffix(target);
 	if (ok && exists && kind == T_REPLACE && ext && !force) {
-		*why = xasprintf("it is a %s file, not a report: writing the report would replace it "
-				 "(--force writes it anyway)", ext);
+		if (in && in->written)
+			*why = xasprintf("it is a %s file: %s would replace it (--force writes it anyway)", ext,
+					 in->written);
+		else
+			*why = xasprintf("it is a %s file, not a report: writing the report would replace it "
+					 "(--force writes it anyway)", ext);
 		ok = false;
 	}
 	if (ok && kind == T_REPLACE) {
@@ -758,6 +763,19 @@ void atomic_abort(struct atomic_file *af)
 	free_strings(af);
 }
 
+int stdout_flush_error(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0)
+		return errno ? errno : EIO;
+	if (!ferror(stdout))
+		return 0;
+	errno = 0;
+	if (write(STDOUT_FILENO, "", 0) < 0 && errno)
+		return errno;
+	return EIO;
+}
+
 bool make_dirs(const char *path)
 {
 	char *p = xstrdup(path);
@@ -780,7 +798,7 @@ char *user_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	if (xdg && *xdg)
+	if (xdg && xdg[0] == '/') /* a relative one is invalid (XDG Base Directory): as if unset */
 		return xasprintf("%s/gpuopt", xdg);
 	if (home && *home)
 		return xasprintf("%s/.cache/gpuopt", home);

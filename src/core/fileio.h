@@ -68,6 +68,8 @@ struct output_inputs {
 				* separated (".json"); "*": every file in it is the input's;
 				* NULL: those of source and data files, .py .ipynb .npy .npz
 				* .csv .tsv */
+	const char *written;   /* what goes to the output, for the messages ("the
+				* commands' output"); NULL: "the report" */
 };
 
 /* Checks, before the work, that a report may be written to path: not a
@@ -122,12 +124,21 @@ bool atomic_commit(struct atomic_file *af, char **why);
 /* Drops what was written (the target is untouched). */
 void atomic_abort(struct atomic_file *af);
 
+/* Flushes stdout and says whether all that was written to it arrived:
+ * 0, or the error (an errno) of the flush, else of a write that failed
+ * earlier (asked of the descriptor again: a write of nothing to a closed
+ * or full stdout fails as the lost one did; EIO when it does not say).
+ * For the end of every command: output that went nowhere is an error, not
+ * exit 0 (a closed stdout, a full disk). Cannot fail itself. */
+int stdout_flush_error(void);
+
 /* Makes directory path and its missing parents (mode 0755); true when it
  * exists afterwards. */
 bool make_dirs(const char *path);
 
 /* gpuopt's cache directory: $XDG_CACHE_HOME/gpuopt, else ~/.cache/gpuopt
- * (owned); NULL when neither variable is set. Not created here. */
+ * (owned); NULL when neither variable is set. A relative XDG_CACHE_HOME is
+ * ignored, as the XDG Base Directory spec says. Not created here. */
 char *user_cache_dir(void);
 
 #endif

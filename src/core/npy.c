@@ -145,12 +145,30 @@ static bool parse_shape(struct lex *l, struct npy_array *a)
 	return true;
 }
 
+/* The descr s[0..n) as a message shows it (text at least 4 * 32 + 5 bytes):
+ * its first 32 bytes, a NUL, a control byte or a non-ASCII one as \xNN and
+ * a backslash as \\ (so '<f8\x00' is not shown as '<f8'), "..." after a
+ * longer one. */
+static void descr_shown(const unsigned char *s, size_t n, char *text)
+{
+	char *t = text;
+	for (size_t i = 0; i < n && i < 32; i++) {
+		if (s[i] == '\\')
+			t += sprintf(t, "\\\\");
+		else if (s[i] < 0x20 || s[i] >= 0x7f)
+			t += sprintf(t, "\\x%02x", s[i]);
+		else
+			*t++ = (char)s[i];
+	}
+	strcpy(t, n > 32 ? "..." : "");
+}
+
 /* Fills a->dtype from a descr string, or sets *why. */
 static bool parse_descr(const unsigned char *s, size_t n, struct npy_array *a, const char *cmd,
 			char **why)
 {
-	char text[40];
-	snprintf(text, sizeof text, "%.*s", (int)(n < 32 ? n : 32), (const char *)s);
+	char text[4 * 32 + 5];
+	descr_shown(s, n, text);
 	size_t i = 0;
 	char order = '=';
 	if (n > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '='))

@@ -47,13 +47,20 @@ static void load_texts(struct texts *t)
 	buf_free(&b);
 }
 
-/* Seconds to move bytes at the first-touch rate (measured at one size);
- * NAN when not measured. */
+/* Seconds to move bytes at the first-touch rate (measured at one size),
+ * plus a copy's fixed latency (the pageable curve's time at its smallest
+ * size), and never less than a copy of reused pageable memory takes: a
+ * first touch does that copy's work and faults the pages in besides, so
+ * for a few bytes it is not 0 µs, nor below pinned's. NAN when not
+ * measured. */
 static double fresh_seconds(const struct ceilings *c, int dir, uint64_t bytes)
 {
 	if (!c->have_first_touch[dir] || c->first_touch[dir].gbps <= 0)
 		return NAN;
-	return (double)bytes / (c->first_touch[dir].gbps * 1e9);
+	enum ceil_kind kind = dir == 0 ? CEIL_H2D_PAGEABLE : CEIL_D2H_PAGEABLE;
+	double latency = ceilings_copy_seconds(c, kind, 1), reused = ceilings_copy_seconds(c, kind, bytes);
+	double t = (double)bytes / (c->first_touch[dir].gbps * 1e9) + (isnan(latency) ? 0 : latency);
+	return !isnan(reused) && reused > t ? reused : t;
 }
 
 static double ratio(double t, double floor_s)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 
@@ -472,11 +473,33 @@ static void add_cell(struct joiner *j, const char *s, size_t len, uint32_t cell)
 	buf_free(&line);
 }
 
+/* The language the notebook's kernel runs, when it is not Python (owned),
+ * else NULL: kernelspec.language, else language_info.name (nbformat 3:
+ * the top-level "language"). Python's dialects (python3, ipython) are
+ * Python. */
+static char *other_language(json_t *doc)
+{
+	json_t *meta = json_object_get(doc, "metadata");
+	const char *lang = json_string_value(json_object_get(json_object_get(meta, "kernelspec"), "language"));
+	if (!lang || !*lang)
+		lang = json_string_value(json_object_get(json_object_get(meta, "language_info"), "name"));
+	if (!lang || !*lang)
+		lang = json_string_value(json_object_get(meta, "language"));
+	if (!lang || !*lang || strncasecmp(lang, "python", 6) == 0 || strncasecmp(lang, "ipython", 7) == 0)
+		return NULL;
+	return xstrdup(lang);
+}
+
 bool notebook_to_source(const char *path, const char *json, size_t len,
 			struct source *out, char **why)
 {
 	memset(out, 0, sizeof *out);
 	*why = NULL;
+	/* a byte order mark, as some editors save UTF-8; JSON forbids it, Jupyter reads it */
+	if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
+		json += 3;
+		len -= 3;
+	}
 	json_error_t err;
 	json_t *doc = json_loadb(json, len, JSON_ALLOW_NUL, &err);
 	if (!doc) {
@@ -496,6 +519,15 @@ bool notebook_to_source(const char *path, const char *json, size_t len,
 		*why = xstrdup("not a Jupyter notebook: no \"cells\" array at the top level");
 		json_decref(doc);
 		return false;
+	}
+	char *language = other_language(doc);
+	if (language) {
+		json_decref(doc);
+		out->path = xstrdup(path);
+		out->text = xstrdup("");
+		out->notebook = true;
+		out->language = language;
+		return true;
 	}
 	struct joiner j = {0};
 	struct buf cell = {0};

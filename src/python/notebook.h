@@ -13,10 +13,13 @@
 
 #include "source.h"
 
-/* Parses json (len bytes) as a notebook named path. On success fills out
- * (owned by the caller; source_free). On failure returns false and sets
- * *why (owned) to what is wrong: not JSON (with line), not a notebook
- * shape, a cell that is not text. */
+/* Parses json (len bytes; a UTF-8 byte order mark before it is skipped)
+ * as a notebook named path. On success fills out (owned by the caller;
+ * source_free); a notebook whose metadata names a kernel language other
+ * than Python (kernelspec.language, else language_info.name) gives an
+ * empty text and out->language, its cells unread. On failure returns false
+ * and sets *why (owned) to what is wrong: not JSON (with line), not a
+ * notebook shape, a cell that is not text. */
 bool notebook_to_source(const char *path, const char *json, size_t len,
 			struct source *out, char **why);
 

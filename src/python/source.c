@@ -177,6 +177,7 @@ void source_free(struct source *s)
 	if (!s)
 		return;
 	free(s->path);
+	free(s->language);
 	free(s->text);
 	free(s->line_cell);
 	free(s->line_in_cell);

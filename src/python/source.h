@@ -18,6 +18,9 @@ struct source {
 	char *text;    /* UTF-8, NUL-terminated (owned) */
 	size_t len;
 	bool notebook;
+	/* A notebook whose kernel's language is not Python ("R", owned; NULL:
+	 * Python or not said): its cells are not read, text is empty. */
+	char *language;
 	/* Notebooks only: for each 0-based line of text, its 1-based cell index
 	 * among all cells and its 0-based line within that cell. */
 	uint32_t *line_cell;

@@ -71,6 +71,12 @@ void report_file(struct report *r, const struct scan_file *sf)
 		report_path_error(r, sf->path, sf->error);
 		return;
 	}
+	if (sf->language) {
+		r->counts.notebooks_skipped++;
+		if (r->ops->file)
+			r->ops->file(r, sf);
+		return;
+	}
 	r->counts.files_scanned++;
 	r->counts.notebooks += sf->notebook;
 	r->counts.files_not_fully_analysed += sf->res.syntax_error_line || sf->res.budget_line;

@@ -17,6 +17,7 @@ struct scan_file {
 	bool ok;         /* false: error says why nothing was scanned */
 	char *error;
 	bool notebook;
+	char *language;  /* a notebook in another language ("R"): skipped, with a note */
 	struct scan_result res;
 	struct buf out;  /* the findings as the format writes them (report_render) */
 	bool rendered;
@@ -36,6 +37,7 @@ struct report_options {
 struct scan_counts {
 	size_t files_scanned, notebooks, files_with_errors, findings;
 	size_t files_not_fully_analysed;
+	size_t notebooks_skipped; /* in another language than Python: not scanned */
 	size_t by_severity[3];
 };
 

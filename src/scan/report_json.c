@@ -193,6 +193,29 @@ static char *notice_text(bool budget, const char *func)
 static void add_notices(struct report *r, const struct scan_file *sf, bool sarif)
 {
 	const struct scan_result *res = &sf->res;
+	if (sf->language) {
+		char *path = utf8_text(sf->path), *lang = utf8_text(sf->language);
+		char *message = xasprintf("the notebook's language is %s, not Python: not scanned", lang);
+		json_t *n;
+		if (!sarif) {
+			n = json_pack("{s:s, s:s, s:s, s:s}", "path", path, "kind", "not-python", "language", lang,
+				      "message", message);
+		} else {
+			char *uri = path_uri(sf->path), *text = xasprintf("%s: %s", path, message);
+			n = json_pack("{s:s, s:{s:s}, s:[{s:{s:{s:s}}}], s:{s:s}}", "level", "note", "message", "text",
+				      text, "locations", "physicalLocation", "artifactLocation", "uri", uri,
+				      "properties", "kind", "not-python");
+			free(text);
+			free(uri);
+		}
+		char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
+		if (dumped)
+			ptrvec_push(&r->notices, dumped);
+		json_decref(n);
+		free(message);
+		free(lang);
+		free(path);
+	}
 	for (int k = 0; k < 2; k++) {
 		uint32_t line = k ? res->budget_line : res->syntax_error_line;
 		uint32_t cell = k ? res->budget_cell : res->syntax_error_cell;
@@ -313,6 +336,7 @@ static void json_end(struct report *r, double seconds)
 	json_object_set_new(summary, "notebooks", json_integer((json_int_t)n->notebooks));
 	json_object_set_new(summary, "files_with_errors", json_integer((json_int_t)n->files_with_errors));
 	json_object_set_new(summary, "files_not_fully_analysed", json_integer((json_int_t)n->files_not_fully_analysed));
+	json_object_set_new(summary, "notebooks_skipped", json_integer((json_int_t)n->notebooks_skipped));
 	json_object_set_new(summary, "findings", json_integer((json_int_t)n->findings));
 	json_object_set_new(summary, "by_target", json_incref(r->by_target));
 	json_object_set_new(summary, "by_category", json_incref(r->by_category));

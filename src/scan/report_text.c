@@ -194,6 +194,11 @@ static void file_section(FILE *out, const struct style *s, const struct scan_fil
 	fputs(s->bold, out);
 	term_safe_fputs(sf->path, out);
 	fprintf(out, "%s\n", s->reset);
+	if (sf->language) {
+		fprintf(out, "  %snote%s: the notebook's language is ", s->cyan, s->reset);
+		term_safe_fputs(sf->language, out);
+		fputs(", not Python: not scanned\n", out);
+	}
 	if (sf->res.syntax_error_line) {
 		if (sf->notebook)
 			fprintf(out, "  %snote%s: syntax error in cell %u at line %u; scanned as far as the parser recovered\n",
@@ -286,7 +291,7 @@ static void text_begin(struct report *r)
 
 static void text_file(struct report *r, const struct scan_file *sf)
 {
-	if (sf->res.n || sf->res.syntax_error_line || sf->res.budget_line)
+	if (sf->language || sf->res.n || sf->res.syntax_error_line || sf->res.budget_line)
 		file_section(r->out, style_of(r), sf, &r->opt);
 }
 
@@ -310,6 +315,9 @@ static void text_end(struct report *r, double seconds)
 	if (n->findings)
 		fprintf(out, " (%zu error, %zu warning, %zu note)", n->by_severity[SEV_ERROR],
 			n->by_severity[SEV_WARNING], n->by_severity[SEV_NOTE]);
+	if (n->notebooks_skipped)
+		fprintf(out, "; %zu notebook%s in another language skipped", n->notebooks_skipped,
+			n->notebooks_skipped == 1 ? "" : "s");
 	if (n->files_not_fully_analysed)
 		fprintf(out, "; %zu file%s not fully analysed (see the notes)", n->files_not_fully_analysed,
 			n->files_not_fully_analysed == 1 ? "" : "s");

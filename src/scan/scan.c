@@ -87,6 +87,19 @@ static void set_file_lines(const struct source *src, struct scan_result *res)
 	}
 }
 
+/* A notebook in another language than Python is not scanned: sf says so
+ * (ok, no findings, its language) and src is freed. False for Python. */
+static bool skipped_language(struct scan_file *sf, struct source *src)
+{
+	if (!src->language)
+		return false;
+	sf->ok = true;
+	sf->language = src->language;
+	src->language = NULL;
+	source_free(src);
+	return true;
+}
+
 /* A file of the project: scanned with the project's facts, never cached. */
 static void scan_in_project(struct pyscanner *ps, const struct project *project, struct scan_file *sf)
 {
@@ -97,6 +110,8 @@ static void scan_in_project(struct pyscanner *ps, const struct project *project,
 		return;
 	}
 	sf->notebook = src.notebook;
+	if (skipped_language(sf, &src))
+		return;
 	char *module = project_module_name(sf->path);
 	struct pyscan_project pp = {.project = project, .module = module};
 	if (pyscan_in(ps, &src, &pp, &sf->res, &why)) {
@@ -126,6 +141,8 @@ static void scan_one(struct pyscanner *ps, struct cache *cache, struct scan_file
 		return;
 	}
 	sf->notebook = src.notebook;
+	if (skipped_language(sf, &src))
+		return;
 	const struct stat *known = indexable ? &st : NULL;
 	if (cache_get(cache, &src, known, &sf->res)) {
 		sf->ok = true;
@@ -195,6 +212,8 @@ static void report_one(struct job *j, size_t i)
 	buf_free(&j->files[i].out);
 	free(j->files[i].error);
 	j->files[i].error = NULL;
+	free(j->files[i].language);
+	j->files[i].language = NULL;
 	atomic_store(&j->reported, i + 1);
 	if (atomic_load(&j->stalled)) {
 		pthread_mutex_lock(&j->mu);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/paths.h"
 
 enum ftype { F_NONE, F_NPY, F_NPZ, F_CSV };
 
@@ -92,10 +93,28 @@ struct ancestors {
 	ino_t ino[65];
 };
 
+/* Where full leads when it is a symbolic link out of the tree root_real
+ * (resolved): the resolved target (owned); else NULL (not a link, a link
+ * inside the tree, a dangling one, or no root_real). */
+static char *link_out(const char *full, const char *root_real)
+{
+	struct stat ls;
+	if (!root_real || lstat(full, &ls) != 0 || !S_ISLNK(ls.st_mode))
+		return NULL;
+	char *target = realpath(full, NULL);
+	if (target && path_within(target, root_real)) {
+		free(target);
+		return NULL;
+	}
+	return target;
+}
+
 /* Appends the relative paths of the files gpuopt compares under root/rel,
  * in name order. A directory that is one of its own ancestors (through a
- * symbolic link) is not walked again: a notice says so. */
-static void walk(const char *root, const char *rel, int depth, struct ptrvec *out,
+ * symbolic link) is not walked again, and a symbolic link that leads out of
+ * the tree (root_real, resolved; `sys -> /usr`) is not followed, to a file
+ * or a directory: a notice says so. */
+static void walk(const char *root, const char *root_real, const char *rel, int depth, struct ptrvec *out,
 		 struct verify_report *r, struct ancestors *up)
 {
 	char *dir = *rel ? xasprintf("%s/%s", root, rel) : xstrdup(root);
@@ -129,10 +148,16 @@ static void walk(const char *root, const char *rel, int depth, struct ptrvec *ou
 	for (size_t i = 0; i < names.len; i++) {
 		char *sub = *rel ? xasprintf("%s/%s", rel, (char *)names.items[i]) : xstrdup(names.items[i]);
 		char *full = xasprintf("%s/%s", root, sub);
+		char *out_to = link_out(full, root_real);
 		struct stat st;
-		if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (out_to) {
+			verify_notice(r, xasprintf("%s: a symbolic link out of '%s' (to '%s'): not followed, not "
+						   "compared", full, root, out_to));
+			free(out_to);
+			free(sub);
+		} else if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < 64)
-				walk(root, sub, depth + 1, out, r, up);
+				walk(root, root_real, sub, depth + 1, out, r, up);
 			free(sub);
 		} else if (type_by_name(sub) != F_NONE) {
 			ptrvec_push(out, sub);
@@ -146,17 +171,41 @@ static void walk(const char *root, const char *rel, int depth, struct ptrvec *ou
 	free(dir);
 }
 
+/* Whether root/rel, or a directory on the way to it, is a symbolic link
+ * out of the tree root_real: the walk does not follow it. */
+static bool leads_out(const char *root, const char *root_real, const char *rel)
+{
+	for (const char *p = rel;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char *path = xasprintf("%s/%.*s", root, (int)(p - rel), rel);
+		char *to = link_out(path, root_real);
+		free(path);
+		if (to) {
+			free(to);
+			return true;
+		}
+		if (!*p)
+			return false;
+	}
+}
+
 static void compare_dirs(struct verify_report *r, const char *ref, const char *cand)
 {
 	struct ptrvec a = {0}, b = {0};
 	struct ancestors up;
-	walk(ref, "", 0, &a, r, &up);
-	walk(cand, "", 0, &b, r, &up);
+	char *ref_real = realpath(ref, NULL), *cand_real = realpath(cand, NULL);
+	walk(ref, ref_real, "", 0, &a, r, &up);
+	walk(cand, cand_real, "", 0, &b, r, &up);
 	for (size_t i = 0; i < a.len; i++) {
 		const char *rel = a.items[i];
 		char *rp = xasprintf("%s/%s", ref, rel), *cp = xasprintf("%s/%s", cand, rel);
 		struct stat st;
-		if (stat(cp, &st) != 0 && errno == ENOENT) {
+		if (leads_out(cand, cand_real, rel)) {
+			struct vitem *it = vitem_add(r, V_MISSING, rel, rp, NULL);
+			it->status = V_FAIL;
+			it->note = xstrdup("in the candidate, a symbolic link out of its directory: not followed");
+		} else if (stat(cp, &st) != 0 && errno == ENOENT) {
 			struct vitem *it = vitem_add(r, V_MISSING, rel, rp, NULL);
 			it->status = V_FAIL;
 			it->note = xstrdup("missing in the candidate");
@@ -178,6 +227,8 @@ static void compare_dirs(struct verify_report *r, const char *ref, const char *c
 		free(b.items[i]);
 	ptrvec_free(&a);
 	ptrvec_free(&b);
+	free(ref_real);
+	free(cand_real);
 }
 
 struct verify_report *verify_paths(const struct verify_opts *o, const char *ref, const char *cand)

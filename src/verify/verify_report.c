@@ -198,7 +198,7 @@ static void put_point(struct buf *b, const struct vitem *it, const struct cmp_po
 static void put_cell_where(struct buf *b, const struct vcell *c)
 {
 	if (c->key)
-		buf_puts(b, c->key);
+		term_safe_append_value(b, c->key, strlen(c->key)); /* one line, as the cells */
 	else
 		buf_printf(b, "row %llu (line %llu)", (unsigned long long)c->row,
 			   (unsigned long long)c->line);
@@ -316,7 +316,11 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 		for (size_t i = 0; i < it->ncells; i++) {
 			buf_printf(b, "%s  ", pad);
 			put_cell_where(b, &it->cells[i]);
-			buf_printf(b, ": ref %s, cand %s\n", it->cells[i].ref, it->cells[i].cand);
+			buf_puts(b, ": ref ");
+			term_safe_append_value(b, it->cells[i].ref, strlen(it->cells[i].ref));
+			buf_puts(b, ", cand ");
+			term_safe_append_value(b, it->cells[i].cand, strlen(it->cells[i].cand));
+			buf_putc(b, '\n');
 		}
 		return;
 	}
@@ -332,7 +336,9 @@ static void text_stats(struct buf *b, const struct vitem *it, bool column)
 static void text_column(struct buf *b, const struct vitem *c, bool verbose)
 {
 	static const char *const types[] = {"text", "integer", "number", "integer beyond 128 bits, exact"};
-	buf_printf(b, "    %s column '%s' (%s)", status_word(c->status), c->name, types[c->coltype]);
+	buf_printf(b, "    %s column '", status_word(c->status));
+	term_safe_append_value(b, c->name, strlen(c->name));
+	buf_printf(b, "' (%s)", types[c->coltype]);
 	if (c->note)
 		buf_printf(b, " (%s)", c->note);
 	if (c->coltype == COL_TEXT || c->coltype == COL_BIGINT) {
@@ -345,7 +351,12 @@ static void text_column(struct buf *b, const struct vitem *c, bool verbose)
 		for (size_t i = 0; i < c->ncells; i++) {
 			buf_puts(b, "             ");
 			put_cell_where(b, &c->cells[i]);
-			buf_printf(b, ": ref '%s', cand '%s'\n", c->cells[i].ref, c->cells[i].cand);
+			/* one cell, one line: a quoted newline in it must not break the listing */
+			buf_puts(b, ": ref '");
+			term_safe_append_value(b, c->cells[i].ref, strlen(c->cells[i].ref));
+			buf_puts(b, "', cand '");
+			term_safe_append_value(b, c->cells[i].cand, strlen(c->cells[i].cand));
+			buf_puts(b, "'\n");
 		}
 		return;
 	}

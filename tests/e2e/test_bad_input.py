@@ -110,7 +110,7 @@ def test_missing_path_and_empty_directory(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     r = scan(empty)
-    assert r.rc == 0 and "no .py or .ipynb files found" in r.err
+    assert r.rc == 2 and "no .py or .ipynb files found" in r.err, r  # nothing scanned: the help's exit 2
 
 
 @pytest.mark.skipif(os.geteuid() != 0 and not hasattr(os, "setuid"), reason="needs a way to drop rights")

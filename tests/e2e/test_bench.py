@@ -486,7 +486,7 @@ def test_parameter_scan_with_one_command(tmp_path):
 
 def test_parameter_lists_make_one_comparison_per_value(tmp_path):
     doc, r = bench_json(tmp_path, "--runs", "5", *FAST, "-L", "n", "1,2", "-L", "m", "a,b",
-                        "sleep 0.0{n}", "sleep 0.00{n}")
+                        "-p", "true {m}", "sleep 0.0{n}", "sleep 0.00{n}")  # a parameter must be used
     groups = doc["groups"]
     assert [g["parameters"] for g in groups] == [{"n": "1", "m": "a"}, {"n": "1", "m": "b"},
                                                 {"n": "2", "m": "a"}, {"n": "2", "m": "b"}]

@@ -74,9 +74,24 @@ static void test_times_are_the_measured_rates(void **state)
 	/* pinned beats pageable; first-touch device->host is the slowest */
 	assert_true(a.in_pinned < a.in_pageable && a.out_pinned < a.out_pageable);
 	assert_true(a.out_fresh > a.out_pageable);
-	assert_true(fabs(a.out_fresh - 8.0 * GIB / (h200.first_touch[1].gbps * 1e9)) < 1e-9);
+	/* at the first-touch rate, plus a copy's fixed latency (the curve's smallest copy) */
+	double latency = h200.curve[CEIL_D2H_PAGEABLE][0].seconds;
+	assert_true(fabs(a.out_fresh - (8.0 * GIB / (h200.first_touch[1].gbps * 1e9) + latency)) < 1e-9);
 	assert_int_equal(a.verdict, FIT_VERDICT_NONE); /* no --cpu-seconds: no verdict */
 	assert_true(isnan(a.best_pinned));
+	fit_answer_free(&a);
+}
+
+/* A few bytes touched first take no less than a copy does: not 0 µs, faster than pinned. */
+static void test_tiny_first_touch_is_no_faster_than_a_copy(void **state)
+{
+	(void)state;
+	struct fit_settings s = settings(4, -1);
+	struct fit_answer a;
+	answer(&s, h200.memory_free_bytes, &a);
+	assert_true(a.in_fresh >= a.in_pageable && a.in_pageable >= a.in_pinned);
+	assert_true(a.out_fresh >= a.out_pageable && a.out_pageable >= a.out_pinned);
+	assert_true(a.in_fresh >= h200.curve[CEIL_H2D_PAGEABLE][0].seconds);
 	fit_answer_free(&a);
 }
 
@@ -286,6 +301,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_times_are_the_measured_rates),
+		cmocka_unit_test(test_tiny_first_touch_is_no_faster_than_a_copy),
 		cmocka_unit_test(test_fits_with_room_for_temporaries),
 		cmocka_unit_test(test_the_three_verdicts),
 		cmocka_unit_test(test_working_set_from_dtype_and_shape),
