@@ -365,21 +365,25 @@ static json_t *run_logged(struct session *s, const char *command, const char *di
 }
 
 /* The innermost frame of a Python traceback in tail that is the user's
- * (not under site-packages, dist-packages or the standard library, not
- * "<frozen ...>"), as "FILE:LINE" with FILE's last component; NULL when
- * there is none. Owned. */
-static char *raised_at(const char *tail)
+ * (a file the run found in run_dir, its copy of the project), as
+ * "FILE:LINE" with FILE's last component; NULL when there is none. Owned. */
+static char *raised_at(const char *tail, const char *run_dir)
 {
 	char *at = NULL;
+	size_t dl = run_dir ? strlen(run_dir) : 0;
 	for (const char *p = tail ? strstr(tail, "File \"") : NULL; p; p = strstr(p + 1, "File \"")) {
 		const char *f = p + 6, *q = strchr(f, '"');
 		if (!q || strncmp(q, "\", line ", 8) != 0)
 			continue;
 		char *file = xstrndup(f, (size_t)(q - f));
 		unsigned long line = strtoul(q + 8, NULL, 10);
-		bool lib = file[0] == '<' || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
-			   strstr(file, "/lib/python3");
-		if (!lib && line) {
+		/* the user's code is what the run found in its own directory (the
+		 * project's copy): a relative path, or one under the run directory;
+		 * anything else (site-packages, a pip --target folder on PYTHONPATH,
+		 * the standard library, "<frozen ...>") is a library's */
+		bool user = file[0] != '<' &&
+			    (file[0] != '/' || (dl && strncmp(file, run_dir, dl) == 0 && file[dl] == '/'));
+		if (user && line) {
 			const char *base = strrchr(file, '/');
 			free(at);
 			at = xasprintf("%s:%lu", base ? base + 1 : file, line);
@@ -411,7 +415,7 @@ static char *describe_failure(json_t *rec)
 	}
 	/* a write refused by the read-only project (protect_project) */
 	bool ro = tail && strstr(tail, "Read-only file system");
-	char *at = raised_at(tail);
+	char *at = raised_at(tail, json_string_value(json_object_get(rec, "dir")));
 	char *d = xasprintf("%s%s%s%s%s%s", how ? how : "failed", last ? ": " : "", last ? last : "",
 			    at ? " (raised at " : "", at ? at : "", at ? ")" : "");
 	if (ro) {

@@ -545,6 +545,28 @@ max_time = 6
     assert "ValueError" in reason and "(raised at crash_helper.py:5)" in reason, reason
 
 
+def test_a_crash_in_a_library_outside_site_packages_names_the_users_line(tmp_path):
+    """A library found through PYTHONPATH (a `pip --target` folder, as set5's
+    first reading had numpy) raises: the line named is the user's call in the
+    project, not the library's (set5's reid_distmat_save named
+    _npyio_impl.py:571 instead of port_torch.py:29)."""
+    d = project(tmp_path, contract=f"""
+baseline = "{PY} norms.py 1000"
+outputs = ["norms.npy"]
+candidates = [{{name = "crashes", command = "{PY} norms_crash.py 1000"}}]
+min_runs = 5
+max_time = 6
+""")
+    lib = tmp_path / "target"
+    (lib / "strictlib").mkdir(parents=True)
+    (lib / "strictlib" / "__init__.py").write_text("def save(a):\n    raise TypeError('cannot save that')\n")
+    (d / "norms_crash.py").write_text("import strictlib\n\nstrictlib.save(1)\n")
+    r = run("try", "--python", PY, cwd=d, timeout=300, env={"PYTHONPATH": str(lib)})
+    assert r.rc == 1, r
+    reason = candidate(d, 1)["verdict"]["reason"]
+    assert "TypeError: cannot save that" in reason and "(raised at norms_crash.py:3)" in reason, reason
+
+
 @pytest.mark.parametrize("how", ["contract", "option"])
 def test_a_zero_max_time_is_refused_not_unbounded(tmp_path, how):
     """max_time = 0 (or --max-time 0) left try's benchmark without a bound
