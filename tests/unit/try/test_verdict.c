@@ -79,7 +79,12 @@ static void test_table(void **state)
 	in.trace_wall_s = 10.74;
 	in.gpu_window_s = 0.026;
 	in.gpu_busy_s = 0.02;
-	expect(&in, TRY_REJECT, "problem size", "its GPU work takes 26.0 ms, less than the baseline's 5.00 s");
+	expect(&in, TRY_REJECT, "problem size", "10.71 s of its 10.74 s is start-up");
+	/* start-up shorter than the baseline, a short phase with nothing wasted in it */
+	in.trace_wall_s = 5.5;
+	in.gpu_window_s = 1.0;
+	expect(&in, TRY_REJECT, "problem size", "its GPU work takes 1.00 s, less than the baseline's 5.00 s");
+	in.trace_wall_s = 10.74;
 	/* a phase longer than the baseline, the GPU busy through it, nothing named: the algorithm */
 	in.gpu_window_s = 6.0;
 	in.gpu_busy_s = 5.5;
@@ -95,6 +100,16 @@ static void test_table(void **state)
 	in.waste = &rt;
 	in.nwaste = 1;
 	expect(&in, TRY_REJECT, "transfers", "roundtrip-storm at port.py:33 costing 15% of its 6.00 s GPU phase");
+	/* a phase shorter than the baseline that waste fills, with start-up leaving room
+	 * to win (set5's diffusion_pool_free): the waste, not the problem's size */
+	in.base_median_s = 7.0;
+	in.trace_wall_s = 8.0;
+	expect(&in, TRY_REJECT, "transfers", "roundtrip-storm at port.py:33 costing 15% of its 6.00 s GPU phase");
+	/* ... start-up alone as long as the baseline: nothing in the GPU phase can win */
+	in.trace_wall_s = 13.5;
+	expect(&in, TRY_REJECT, "problem size", "7.50 s of its 13.50 s is start-up");
+	in.base_median_s = 5;
+	in.trace_wall_s = 10.74;
 	rt.phase_share = 0.05; /* too small to be the limit: the idle GPU is */
 	expect(&in, TRY_REJECT, "launch granularity", "port.py:31");
 	in.nwaste = 0;
