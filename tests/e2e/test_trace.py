@@ -562,6 +562,20 @@ def test_idle_after_drains_no_finding_claims_is_host_work():
     assert top["line"].startswith("mp_a3c_workers_starved.py:87"), top
 
 
+def test_allocation_time_inside_the_waits_is_memory_pressures_alone():
+    """cp_clusterless_mempool (real H200 trace, set3's first reading): the
+    pool is freed every chunk, so each step frees and allocates again while
+    the GPU waits. That host time was counted twice, as memory-pressure
+    (0.71 s) and inside gpu-starved's waits (1.04 s, ranked first, at the
+    line that frees). It is memory-pressure's: gpu-starved keeps the rest."""
+    r = show("eval3_cp_clusterless_mempool")
+    top = r["findings"][0]
+    assert top["rule"] == "memory-pressure" and top["line"].startswith("cp_clusterless_mempool.py:89"), top
+    starved = [f for f in r["findings"] if f["rule"] == "gpu-starved"]
+    assert starved and starved[0]["cost_s"] < 1.04 - 0.3, starved
+    assert not starved[0]["line"].startswith("cp_clusterless_mempool.py:89"), starved
+
+
 def test_round_trips_counted_by_the_callbacks_on_the_h200():
     """nb_grid_bfs_flag (real H200 trace of today's tracer, set3's first
     reading, default mode): the BFS copies a one-element flag back after
