@@ -89,19 +89,15 @@ static bool bind(const char *path, bool ro, char **why)
  * that keeps its deeper links unprotected. */
 #define LINK_WALK_MAX 200000
 
-/* Whether path is top or one of the writable directories, or holds one:
- * made read-only, it would take them with it. */
+/* Whether path is top or one of the writable directories (resolved,
+ * NULL-terminated), or holds one: made read-only, it would take them with it. */
 static bool holds_any(const char *path, const char *top, char *const *writable)
 {
 	if (path_within(top, path))
 		return true;
-	for (size_t i = 0; writable && writable[i]; i++) {
-		char *w = realpath(writable[i], NULL);
-		bool in = w && path_within(w, path);
-		free(w);
-		if (in)
+	for (size_t i = 0; writable[i]; i++)
+		if (path_within(writable[i], path))
 			return true;
-	}
 	return false;
 }
 
@@ -178,23 +174,31 @@ bool readonly_tree(const char *root, char *const *writable, char **why)
 		ok = false;
 	}
 	ok = ok && bind(top, true, why);
+	/* the writable directories resolved once (those that exist) */
+	struct ptrvec wres = {0};
+	for (size_t i = 0; writable && writable[i]; i++) {
+		char *w = realpath(writable[i], NULL);
+		if (w)
+			ptrvec_push(&wres, w);
+	}
+	ptrvec_push(&wres, NULL);
 	/* where the tree's links lead out of it, read-only too */
 	struct ptrvec out = {0};
 	long budget = LINK_WALK_MAX;
 	if (ok)
-		outside_links(top, top, writable, 0, &budget, &out);
+		outside_links(top, top, (char *const *)wres.items, 0, &budget, &out);
 	for (size_t i = 0; i < out.len; i++) {
 		ok = ok && bind(out.items[i], true, why);
 		free(out.items[i]);
 	}
 	ptrvec_free(&out);
-	for (size_t i = 0; ok && writable && writable[i]; i++) {
-		char *w = realpath(writable[i], NULL);
+	for (size_t i = 0; wres.items[i]; i++) {
 		struct stat st;
-		if (w && path_within(w, top) && stat(w, &st) == 0 && S_ISDIR(st.st_mode))
-			ok = bind(w, false, why);
-		free(w);
+		if (ok && path_within(wres.items[i], top) && stat(wres.items[i], &st) == 0 && S_ISDIR(st.st_mode))
+			ok = bind(wres.items[i], false, why);
+		free(wres.items[i]);
 	}
+	ptrvec_free(&wres);
 	/* the current directory again, through the new mounts */
 	if (cwd && chdir(cwd) != 0) {
 		/* it stays where it was */

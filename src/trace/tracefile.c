@@ -666,6 +666,8 @@ bool trace_events_decode(const unsigned char *data, size_t len, uint64_t limit,
 	return true;
 }
 
+static bool events_adopt(struct trace_event *ev, size_t n, struct trace_process *p, char **why);
+
 /* Events inlined in a saved trace: one array of TRACE_EVENT_FIELDS integers
  * each (tracetext.h). Most arrive lifted out of the text (tracetext.c);
  * this reads those that did not. */
@@ -695,18 +697,12 @@ static bool events_from_json(json_t *a, struct trace_process *p, char **why)
 			*why = xstrdup("an event has a value out of range");
 			return false;
 		}
-		if (!event_check(&ev[i], p, why)) {
-			free(ev);
-			return false;
-		}
 	}
-	p->events = ev;
-	p->nevents = n;
-	return true;
+	return events_adopt(ev, n, p, why);
 }
 
-/* Takes events lifted from the text (owned ev, n of them) into p, each
- * checked against p's strings and sites as events_from_json checks them. */
+/* Takes events (owned ev, n of them: lifted from the text, or read from
+ * JSON) into p, each checked against p's strings and sites. */
 static bool events_adopt(struct trace_event *ev, size_t n, struct trace_process *p, char **why)
 {
 	for (size_t i = 0; i < n; i++)
