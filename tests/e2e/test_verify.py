@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import BINARY, CACHE_HOME, ROOT, Result, run
+from zipbuild import write_zip64
 
 RNG = np.random.default_rng(20261130)
 
@@ -365,37 +366,6 @@ def test_large_arrays_stream(tmp_path):
 
 
 # ---- .npz ----
-
-def write_zip64(path, members):
-    """A zip archive whose local and central headers use zip64 extra fields and records
-    (numpy and zipfile write those only past 4 GB), written front to back. members: (name,
-    method, crc, usize, csize, write) with write(f) writing the member's csize bytes."""
-    central = []
-    with open(path, "wb") as out:
-        for name, method, crc, usize, csize, write in members:
-            off = out.tell()
-            nm = name.encode()
-            extra = struct.pack("<HHQQ", 1, 16, usize, csize)
-            out.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, method, 0, 0, crc,
-                                  0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra)) + nm + extra)
-            start = out.tell()
-            write(out)
-            assert out.tell() - start == csize
-            central.append((nm, method, crc, csize, usize, off))
-        cd_off = out.tell()
-        for nm, method, crc, csize, usize, off in central:
-            extra = struct.pack("<HHQQQ", 1, 24, usize, csize, off)
-            out.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, method, 0, 0, crc,
-                                  0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0,
-                                  0xFFFFFFFF) + nm + extra)
-        cd_size = out.tell() - cd_off
-        z64 = out.tell()
-        n = len(central)
-        out.write(struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, cd_size, cd_off))
-        out.write(struct.pack("<IIQI", 0x07064b50, 0, z64, 1))
-        out.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0))
-    return path
-
 
 def zip64_npz(path, arrays):
     """An .npz of deflated members with zip64 fields throughout; checked below with zipfile

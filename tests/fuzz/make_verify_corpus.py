@@ -7,11 +7,16 @@ Run from anywhere: /usr/bin/python3 tests/fuzz/make_verify_corpus.py"""
 import io
 import os
 import struct
+import sys
+import tempfile
 import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e"))
+from zipbuild import write_zip64  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "corpus"
 
@@ -31,32 +36,15 @@ def write(sub, name, data):
 
 
 def zip64_archive(members):
-    """A zip whose central directory uses zip64 extra fields and records,
-    as zipfile writes only for members over 4 GB."""
-    out = io.BytesIO()
-    central = []
+    """A zip whose headers use zip64 extra fields and records, as zipfile
+    writes only for members over 4 GB: deflated members (name, data)."""
+    rows = []
     for name, data in members:
         raw = zlib.compressobj(6, zlib.DEFLATED, -15)
         comp = raw.compress(data) + raw.flush()
-        off = out.tell()
-        nm = name.encode()
-        extra = struct.pack("<HHQQ", 1, 16, len(data), len(comp))
-        out.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 8, 0, 0, zlib.crc32(data),
-                              0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra)) + nm + extra + comp)
-        central.append((nm, zlib.crc32(data), len(comp), len(data), off))
-    cd_off = out.tell()
-    for nm, crc, csize, usize, off in central:
-        extra = struct.pack("<HHQQQ", 1, 24, usize, csize, off)
-        out.write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, 8, 0, 0, crc,
-                              0xFFFFFFFF, 0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0,
-                              0xFFFFFFFF) + nm + extra)
-    cd_size = out.tell() - cd_off
-    z64 = out.tell()
-    n = len(central)
-    out.write(struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, cd_size, cd_off))
-    out.write(struct.pack("<IIQI", 0x07064b50, 0, z64, 1))
-    out.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0))
-    return out.getvalue()
+        rows.append((name, 8, zlib.crc32(data), len(data), len(comp), lambda f, c=comp: f.write(c)))
+    with tempfile.TemporaryDirectory() as d:
+        return Path(write_zip64(Path(d) / "a.npz", rows)).read_bytes()
 
 
 def npz_bytes(arrays, compressed):
