@@ -1,8 +1,8 @@
 /* fuzz_results: any bytes as the files of a try results directory, read as
  * try and report read them from disk. The input is cut at NUL bytes into up
- * to 8 parts, written as contract.json, environment.json, scan.json,
- * baseline.json, verdict.json, candidate-1.json, candidate-2.json and the
- * marker .gpuopt-try. Then: the report's reader (page_read: damaged files
+ * to 9 parts, written as contract.json, environment.json, scan.json,
+ * baseline.json, verdict.json, candidate-1.json, candidate-2.json, the
+ * marker .gpuopt-try and status.json (how the last try ended). Then: the report's reader (page_read: damaged files
  * named, never a crash) and its pages; and try's claim on the directory
  * (results_claim: a directory that holds files and no valid marker or
  * older try contract is refused, never emptied). No crash, no leak. */
@@ -18,7 +18,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const names[] = {"contract.json", "environment.json", "scan.json", "baseline.json",
-				    "verdict.json", "candidate-1.json", "candidate-2.json", RESULTS_MARKER};
+				    "verdict.json", "candidate-1.json", "candidate-2.json", RESULTS_MARKER,
+				    "status.json"};
 #define NNAMES (sizeof names / sizeof *names)
 
 static char *dir;
