@@ -105,9 +105,11 @@ static void test_table(void **state)
 	in.base_median_s = 7.0;
 	in.trace_wall_s = 8.0;
 	expect(&in, TRY_REJECT, "transfers", "roundtrip-storm at port.py:33 costing 15% of its 6.00 s GPU phase");
-	/* ... start-up alone as long as the baseline: nothing in the GPU phase can win */
-	in.trace_wall_s = 13.5;
-	expect(&in, TRY_REJECT, "problem size", "7.50 s of its 13.50 s is start-up");
+	/* ... waste that is small in seconds beside the baseline, and start-up alone as
+	 * long as the baseline: nothing in the GPU phase can win */
+	in.base_median_s = 10.0;
+	in.trace_wall_s = 16.5;
+	expect(&in, TRY_REJECT, "problem size", "10.50 s of its 16.50 s is start-up");
 	in.base_median_s = 5;
 	in.trace_wall_s = 10.74;
 	rt.phase_share = 0.05; /* too small to be the limit: the idle GPU is */
