@@ -1,10 +1,10 @@
 """Customer segmentation with scikit-learn: scaling, PCA, KMeans, a classifier.
 
 Scales synthetic features, reduces them with PCA, clusters with KMeans and
-AgglomerativeClustering, and trains a class-balanced random forest.
+AgglomerativeClustering, and trains a random forest balanced per bootstrap sample.
 GPU port: `python -m cuml.accel cluster_pca.py` (cuml.accel), then cuML.
-RandomForest with class_weight falls back to CPU; AgglomerativeClustering is
-not accelerated at all.
+RandomForest with class_weight="balanced_subsample" falls back to the CPU ("balanced"
+runs on the GPU in cuML 26.10); AgglomerativeClustering is not accelerated at all.
 """
 import numpy as np
 import sklearn.decomposition as skd
@@ -17,7 +17,7 @@ from sklearn.preprocessing import StandardScaler
 
 
 def make_data(seed=0):
-    # imbalanced classes: the reason for class_weight="balanced" below
+    # imbalanced classes: the reason for class_weight="balanced_subsample" below
     return make_classification(
         n_samples=4000, n_features=20, n_informative=8, n_redundant=4,
         n_classes=3, n_clusters_per_class=1, weights=[0.7, 0.2, 0.1],
@@ -42,7 +42,7 @@ def main():
     x_tr, x_te, y_tr, y_te = train_test_split(
         x_scaled, y, test_size=0.25, stratify=y, random_state=0)
     forest = sklearn.ensemble.RandomForestClassifier(
-        n_estimators=60, max_depth=12, class_weight="balanced",
+        n_estimators=60, max_depth=12, class_weight="balanced_subsample",
         n_jobs=2, random_state=0)
     forest.fit(x_tr, y_tr)
     score = balanced_accuracy_score(y_te, forest.predict(x_te))

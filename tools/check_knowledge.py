@@ -21,6 +21,12 @@ What is compared:
     GPU) and pandas.json;
   - every GPU name the knowledge writes in a finding (gpu_name, or made by gpu_prefix) exists.
 
+Every fact is counted (class Facts): checked by executing package code (in a subprocess with a
+time limit: cuml.accel's proxies and each GPU class's _params_from_cpu run on scikit-learn
+estimators; nx-cugraph's get_info and BackendInterface.can_run; names resolved by import), by
+reading source, or marked "check": "uncheckable: REASON" in the data; a fact none of these
+reaches is "skipped" and fails the run.
+
 Prints the versions it read, then every disagreement, one a line: "FILE: NAME: what the package
 says; what the knowledge says". Disagreements listed in tools/check_knowledge_accepted.tsv (with
 the reason they stand) are printed as accepted. Exit status: 0 none left, 1 disagreements,
@@ -354,6 +360,407 @@ def dist_versions(site):
     return out
 
 
+# ---------------------------------------------------------------- every fact, and how it was checked
+
+EXEC, SOURCE = "executing package code", "reading source"
+
+
+class Facts:
+    """Every fact of the knowledge: each entry of `apis` (its verdict: a GPU path, none, a CPU
+    helper; the name exists), each fallback condition of an entry, each entry of `imports`. A
+    check that compares a fact with a package says so (`done`); a fact no check reached must
+    carry "check": "uncheckable: REASON" (on itself, its entry or its file), else it counts as
+    skipped and the run fails."""
+
+    def __init__(self, libs):
+        self.facts = {}  # (file, name, index or None) -> {"how": set, "mark": str or None}
+        for lib in libs.values():
+            fmark = lib.doc.get("check")
+            for e in lib.apis:
+                emark = e.get("check", fmark)
+                self.facts[(lib.file, e["name"], None)] = {"how": set(), "mark": emark}
+                for i, f in enumerate(e.get("fallback", [])):
+                    self.facts[(lib.file, e["name"], i)] = {"how": set(), "mark": f.get("check", emark)}
+            for imp in lib.doc.get("imports", []):
+                self.facts[(lib.file, "import " + imp["module"], None)] = {
+                    "how": set(), "mark": imp.get("check", fmark)}
+
+    def done(self, file, name, how, index=None):
+        f = self.facts.get((file, name, index))
+        if f is not None:
+            f["how"].add(how)
+
+    def entry(self, lib, e, how):
+        if e is not None:
+            self.done(lib.file, e["name"], how)
+
+    def summary(self):
+        """(counts, uncheckable reasons {reason: n}, skipped [keys])"""
+        n = {EXEC: 0, SOURCE: 0, "uncheckable": 0}
+        reasons, skipped = {}, []
+        for key, f in self.facts.items():
+            if EXEC in f["how"]:
+                n[EXEC] += 1
+            elif SOURCE in f["how"]:
+                n[SOURCE] += 1
+            elif f["mark"]:
+                n["uncheckable"] += 1
+                r = f["mark"].split(":", 1)[1].strip()
+                reasons[r] = reasons.get(r, 0) + 1
+            else:
+                skipped.append(key)
+        return n, reasons, skipped
+
+
+def fact_name(key):
+    file, name, index = key
+    return f"{file}: {name}" + (f": fallback #{index}" if index is not None else "")
+
+
+# ---------------------------------------------------------------- package code run in a subprocess
+
+WORKER_TIMEOUT = 300
+
+
+def run_worker(site, task, payload, rep):
+    """Run worker TASK (below) on PAYLOAD in a fresh interpreter that imports the GPU packages
+    (they import without a GPU; nothing here launches GPU work); its JSON answer, or None."""
+    import subprocess
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", CUDA_VISIBLE_DEVICES="",
+               PYTHONPATH=site + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", task],
+                           input=json.dumps(payload), capture_output=True, text=True,
+                           timeout=WORKER_TIMEOUT, env=env)
+    except subprocess.TimeoutExpired:
+        rep.cannot(f"worker {task}: no answer within {WORKER_TIMEOUT} s")
+        return None
+    if r.returncode != 0:
+        rep.cannot(f"worker {task}: exit {r.returncode}: {r.stderr.strip()[-600:]}")
+        return None
+    return json.loads(r.stdout)
+
+
+def decode_value(v):
+    if isinstance(v, dict) and "callable" in v:
+        return lambda *a, **k: 1.0
+    if isinstance(v, dict) and "dict" in v:
+        return {0: 1.0}
+    if isinstance(v, dict) and "list" in v:
+        return [0]
+    return v
+
+
+def encode_value(v):
+    if callable(v) and not isinstance(v, type):
+        return {"callable": True}
+    if isinstance(v, dict):
+        return {"dict": True}
+    if isinstance(v, (list, tuple)):
+        return {"list": True}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return None
+
+
+def sklearn_candidates(cls, arg, extra):
+    """Values to try for constructor parameter ARG of scikit-learn class CLS: its declared
+    constraints' options (StrOptions, booleans, None, interval points, a callable) and the
+    values the knowledge names."""
+    import numbers
+    out = []
+
+    def add(v):
+        if v is not None and not isinstance(v, (bool, int, float, str, dict)) and not callable(v):
+            return
+        if not any(type(v) is type(w) and v == w for w in out if not callable(w)) or callable(v):
+            out.append(v)
+    for v in extra:
+        add(decode_value(v))
+    for c in getattr(cls, "_parameter_constraints", {}).get(arg, []):
+        kind = type(c).__name__
+        if c is None:
+            add(None)
+        elif c == "boolean":
+            add(True), add(False)
+        elif c == "callable":
+            add(decode_value({"callable": True}))
+        elif kind in ("StrOptions", "Options"):
+            for o in sorted(c.options, key=repr):
+                add(o)
+        elif kind == "Interval":
+            lo = c.left if c.left is not None else -1
+            hi = c.right if c.right is not None else lo + 10
+            pts = [lo, hi, (lo + hi) / 2]
+            if c.type is numbers.Integral or c.type == "integral" or getattr(c.type, "__name__", "") == "Integral":
+                pts = [int(lo), int(hi), int((lo + hi) // 2) or 1]
+            for p in pts:
+                if c.is_satisfied_by(p):
+                    add(p)
+        elif c == dict or c == "dict" or (isinstance(c, type) and issubclass(c, dict)):
+            add({0: 1.0})
+    return out
+
+
+def worker_cuml(payload):
+    """For each CPU estimator: is it proxied by cuml.accel (the override modules' __all__), its
+    GPU class, and for each parameter asked about: which candidate values make the GPU class's
+    own translation (_params_from_cpu, as cuml.accel calls it) raise UnsupportedOnGPU."""
+    import pkgutil
+    import cuml.accel._overrides as ov
+    from cuml.internals.interop import UnsupportedOnGPU
+    proxies, failed = {}, {}
+    for m in pkgutil.walk_packages(ov.__path__, ov.__name__ + "."):
+        if m.ispkg:
+            continue
+        cpu_mod = m.name[len(ov.__name__) + 1:]
+        try:
+            mod = importlib.import_module(m.name)
+        except Exception as ex:  # the CPU library of an override is missing (umap, hdbscan)
+            failed[cpu_mod] = f"{type(ex).__name__}: {ex}"
+            continue
+        for cls in getattr(mod, "__all__", ()):
+            proxies[f"{cpu_mod}.{cls}"] = getattr(mod, cls)
+    out = {"proxied": sorted(proxies), "failed": failed, "estimators": {}}
+    for name, args in payload.items():
+        proxy = proxies.get(name)
+        if proxy is None:
+            continue
+        gpu = proxy._gpu_class
+        cpu_mod, _, cls_name = name.rpartition(".")
+        try:
+            cpu = getattr(importlib.import_module(cpu_mod), cls_name)
+        except Exception as ex:
+            out["estimators"][name] = {"error": f"{type(ex).__name__}: {ex}"}
+            continue
+        sig = inspect.signature(cpu.__init__).parameters
+        res = {"gpu_class": f"{gpu.__module__}.{gpu.__qualname__}", "args": {}, "methods": {}}
+        base = {}
+        for arg, spec in args.get("params", {}).items():
+            if spec.get("safe") is not None:
+                base[arg] = decode_value(spec["safe"])
+        # the values tried differ from a base that stays on the GPU: the defaults, with a
+        # seed where a default random_state=None itself falls back (TargetEncoder)
+        for fix in ({}, {"random_state": 0}):
+            if any(k not in sig for k in fix):
+                continue
+            try:
+                gpu._params_from_cpu(cpu(**base, **fix))
+                base.update(fix)
+                break
+            except UnsupportedOnGPU as ex:
+                res["base"] = str(ex)
+            except Exception as ex:
+                res["base"] = f"{type(ex).__name__}: {ex}"
+        else:
+            out["estimators"][name] = {"error": f"its defaults fall back ({res['base']})"}
+            continue
+        res.pop("base", None)
+        for arg, spec in args.get("params", {}).items():
+            if arg not in sig:
+                res["args"][arg] = {"missing": True}
+                continue
+            default = sig[arg].default
+            tried = []
+            for v in sklearn_candidates(cpu, arg, spec.get("values", [])):
+                kw = dict(base)
+                kw[arg] = v
+                try:
+                    model = cpu(**kw)
+                    gpu._params_from_cpu(model)
+                    verdict = "gpu"
+                except UnsupportedOnGPU as ex:
+                    verdict = "cpu: " + str(ex)
+                except Exception as ex:
+                    verdict = f"error: {type(ex).__name__}: {ex}"
+                is_default = (not callable(v) and type(v) is type(default) and v == default) or \
+                    (v is None and default is None)
+                tried.append([encode_value(v), repr(v) if not callable(v) else "a callable",
+                              is_default, verdict])
+            res["args"][arg] = {"tried": tried, "default": encode_value(default)}
+        for meth in args.get("methods", []):
+            # as ProxyBase._call_gpu_method picks it: the proxy's _gpu_METHOD, else the GPU class's
+            fn = getattr(proxy, f"_gpu_{meth}", None) or getattr(gpu, meth, None)
+            if fn is None:
+                res["methods"][meth] = None
+                continue
+            try:
+                src = textwrap.dedent(inspect.getsource(fn))
+            except (OSError, TypeError):
+                src = None
+            res["methods"][meth] = {"params": list(inspect.signature(fn).parameters), "source": src}
+        out["estimators"][name] = res
+    return out
+
+
+def worker_nx(payload):
+    """nx-cugraph's own tables and decisions: the functions it implements (_nx_cugraph's
+    get_info, as NetworkX reads it at dispatch) and, for each fallback asked about, whether its
+    BackendInterface.can_run accepts each candidate value."""
+    import networkx
+    import _nx_cugraph
+    from networkx.utils.backends import _registered_algorithms as registered
+    from nx_cugraph.interface import BackendInterface
+    info = _nx_cugraph.get_info()
+    out = {"functions": sorted(info.get("functions", {})), "runs": {}}
+    G = networkx.path_graph(3)
+    for key, spec in payload.items():
+        algo, arg = spec["algo"], spec["arg"]
+        if algo not in registered:
+            continue
+        sig = inspect.signature(registered[algo].orig_func).parameters
+        if arg not in sig:
+            out["runs"][key] = {"missing": True}
+            continue
+        args, kw = [], {}
+        for i, (p, prm) in enumerate(sig.items()):
+            if i == 0:
+                args.append(G)
+            elif prm.default is inspect.Parameter.empty and prm.kind in (
+                    prm.POSITIONAL_ONLY, prm.POSITIONAL_OR_KEYWORD):
+                args.append(0)
+        default = sig[arg].default
+        tried = []
+        for v in spec["values"]:
+            val = decode_value(v)
+            kw = {arg: val}
+            try:
+                ok = BackendInterface.can_run(algo, tuple(args), kw)
+                verdict = "gpu" if ok is True else f"cpu: {ok}" if isinstance(ok, str) else "cpu"
+            except Exception as ex:
+                verdict = f"error: {type(ex).__name__}: {ex}"
+            is_default = not callable(val) and type(val) is type(default) and val == default
+            tried.append([v, repr(val) if not callable(val) else "a callable", is_default, verdict])
+        out["runs"][key] = {"tried": tried}
+    return out
+
+
+def worker_resolve(payload):
+    """Which of these dotted names exist in the imported packages (CuPy, cupyx, cuDF), and for
+    functions asked about, their parameters and source."""
+    out = {}
+    for name in payload["names"]:
+        out[name] = resolve(name) is not None
+    funcs = {}
+    for name in payload.get("functions", []):
+        fn = resolve(name)
+        if fn is None or not callable(fn):
+            funcs[name] = None
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            params = None
+        try:
+            src = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError):
+            src = None
+        funcs[name] = {"params": params, "source": src}
+    return {"exists": out, "functions": funcs}
+
+
+WORKERS = {"cuml": worker_cuml, "nx": worker_nx, "resolve": worker_resolve}
+
+
+def worker_main(task):
+    import warnings
+    warnings.simplefilter("ignore")
+    payload = json.load(sys.stdin)
+    out = WORKERS[task](payload)
+    sys.stdout.write(json.dumps(out))
+    return 0
+
+
+# ---------------------------------------------------------------- a fallback condition, as the scanner reads it
+
+def same_value(a, b):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def cond_holds(c, v, is_callable):
+    """Whether fallback condition C holds for a literal V passed for its argument."""
+    if "present" in c:
+        return True
+    if "callable" in c:
+        return is_callable
+    if is_callable:
+        return "not_in" in c  # a callable is no listed literal
+    if "equals" in c:
+        return any(same_value(v, w) for w in c["equals"])
+    if "not_in" in c:
+        return not any(same_value(v, w) for w in c["not_in"])
+    if "prefix" in c:
+        return isinstance(v, str) and any(v.startswith(p) for p in c["prefix"])
+    if "is" in c:
+        t = {bool: "bool", int: "int", float: "float", str: "str", type(None): "null"}.get(type(v))
+        return t in c["is"]
+    return False
+
+
+def predicted(conds, v, is_callable, is_default):
+    """The indices of the conditions on one argument that say the value V falls back."""
+    if is_default:
+        return [i for i, c in conds if "default" in c and cond_holds(c, c["default"], False)]
+    return [i for i, c in conds if cond_holds(c, v, is_callable)]
+
+
+def compare_tried(tried, conds, report):
+    """Compare the package's verdict on each tried value with the conditions on one argument;
+    REPORT(index or None, said) for each disagreement. Returns the indices of the conditions
+    that a tried value exercised (one the condition says falls back, or a value a not_in list
+    keeps on the GPU)."""
+    compared = set()
+    for enc, text, is_default, verdict in tried:
+        if verdict.startswith("error"):
+            continue
+        is_callable = isinstance(enc, dict) and "callable" in enc
+        v = decode_value(enc)
+        pred = predicted(conds, v, is_callable, is_default)
+        for i, c in conds:
+            if i in pred or (not is_default and cond_holds(c, v, is_callable)) or \
+                    ("not_in" in c and not is_callable and any(same_value(v, w) for w in c["not_in"])):
+                compared.add(i)
+        falls = verdict.startswith("cpu")
+        if falls and not pred:
+            what = "the default " if is_default else ""
+            report(None, f"falls back on {what}{text} ({verdict[5:] or 'no reason given'})")
+        elif not falls and pred:
+            for i in pred:
+                report(i, f"runs {text} on the GPU")
+    return compared
+
+
+def raising_tests(src, arg):
+    """Whether source SRC (one function) raises in a branch whose test reads ARG."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    names = {arg}  # and the names assigned from expressions that read it
+    for _ in range(3):
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Assign, ast.NamedExpr)) and \
+                    any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(n.value)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.If):
+            reads = any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(n.test))
+            if reads and any(isinstance(x, ast.Raise) for s in n.body + n.orelse for x in ast.walk(s)):
+                return True
+    # handed on to another function (pdist calls cdist): not decided here
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and any(isinstance(x, ast.Name) and x.id == arg
+                                           for a in n.args + [k.value for k in n.keywords]
+                                           for x in ast.walk(a)):
+            return None
+    return False
+
+
 # ---------------------------------------------------------------- the checks
 
 class Report:
@@ -363,6 +770,11 @@ class Report:
         self.used = set()
         self.unreadable = []
         self.counts = {}
+        self.notes = []
+        self.facts = None
+
+    def note(self, what):
+        self.notes.append(what)
 
     def count(self, what):
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -422,9 +834,19 @@ def check_cuml(src, libs, rep, versions):
         rep.cannot("cuml.accel: no proxied estimators found")
         return
     ver = versions.get("cuml", "?")
+    run_proxied, failed = check_cuml_exec(src, libs, rep, versions)
+
+    def how_of(name):
+        return EXEC if name in run_proxied or (run_proxied and name.split(".")[0] not in failed
+                                                and not any(name.startswith(m + ".") for m in failed)) \
+            else SOURCE
+    for name in sorted(run_proxied - set(accelerated)):
+        rep.add(sk.file, name, f"cuML {ver}'s cuml.accel proxies it when run; its source "
+                               f"(cuml/accel/_overrides) was not read so: the checker is wrong")
     for name, (rel, _node, _imp, _cl) in sorted(accelerated.items()):
         rep.count("estimators cuml.accel proxies")
         v, e = sk.verdict(name)
+        rep.facts.entry(sk, e, how_of(name))
         if v != "port" or (e is not None and e.get("target", "cuml.accel") != "cuml.accel"):
             rep.add(sk.file, name, f"cuML {ver} accelerates it under cuml.accel ({rel}); "
                                    f"the knowledge says {describe(v, e)}")
@@ -441,9 +863,43 @@ def check_cuml(src, libs, rep, versions):
         if n not in accelerated and f"{parts[0]}.{parts[-1]}" not in accelerated:
             rep.add(sk.file, n, f"cuML {ver} does not proxy it (cuml/accel/_overrides); "
                                 f"the knowledge says cuml.accel runs it on the GPU")
+        rep.facts.entry(sk, e, how_of(n))
+    # the classes the knowledge says cuml.accel does not run (no GPU path, CPU helpers), and
+    # the globs over them: cuml.accel proxies none of them
+    for e in sk.apis:
+        n = e["name"]
+        if not (e.get("ignore") or e.get("gpu") is False):
+            continue
+        hits = [a for a in accelerated if sk.lookup(a) is e]
+        if not hits:
+            rep.facts.entry(sk, e, how_of(n) if "*" not in n else (EXEC if run_proxied else SOURCE))
+    # methods of a class: a GPU path when their class has one (or the entry says otherwise)
+    for e in sk.apis:
+        parts = e["name"].split(".")
+        if "*" in e["name"] or len(parts) < 3 or not parts[-2][:1].isupper():
+            continue
+        cls = ".".join(parts[:-1])
+        ce = sk.lookup(cls)
+        cls_port = cls in accelerated or f"{parts[0]}.{parts[-2]}" in accelerated
+        v, _ = sk.verdict(e["name"])
+        if v == "port" and not cls_port and not e.get("meta") and \
+                e.get("target", sk.doc.get("target")) == "cuml.accel":
+            rep.add(sk.file, e["name"], f"cuML {ver} does not proxy {cls}; the knowledge says "
+                                        f"cuml.accel runs its {parts[-1]} on the GPU")
+        rep.facts.entry(sk, e, how_of(cls))
     # fallbacks on constructor parameters
-    for name, (rel, node, imported, classes) in sorted(accelerated.items()):
-        e = sk.lookup(name)
+    # each proxied class under its own name, and under the module path it is defined in
+    # (umap.umap_.UMAP for umap.UMAP)
+    named = []
+    for name, val in sorted(accelerated.items()):
+        named.append((name, sk.lookup(name), val))
+        top, short = name.split(".")[0], name.split(".")[-1]
+        for e2 in sk.apis:
+            p2 = e2["name"].split(".")
+            if e2["name"] != name and p2[0] == top and p2[-1] == short and len(p2) > 2 \
+                    and e2["name"] not in accelerated:
+                named.append((e2["name"], e2, val))
+    for name, e, (rel, node, imported, classes) in named:
         if e is None or node is None:
             continue
         src_params = {}
@@ -480,6 +936,9 @@ def check_cuml(src, libs, rep, versions):
             kb.setdefault(f["arg"], []).append(f)
         for _ in src_params:
             rep.count("parameters cuML falls back on")
+        for i, f in enumerate(e.get("fallback", [])):
+            if f["arg"] in src_params:
+                rep.facts.done(sk.file, name, SOURCE, i)
         for p in sorted(set(src_params) - set(kb)):
             rep.add(sk.file, name, f"cuML {ver} falls back to the CPU on some values of "
                                    f"{p}= ({where}); the knowledge has no fallback on {p}")
@@ -496,7 +955,13 @@ def check_cuml(src, libs, rep, versions):
                 rep.add(sk.file, name, f"cuML {ver} keeps {p}= on the GPU for "
                                        f"{sorted(allowed)} ({where}); the knowledge's not_in "
                                        f"lists {sorted(said)}")
-    # every scikit-learn name the knowledge gives exists in scikit-learn
+    # every scikit-learn name the knowledge gives exists in scikit-learn (the experimental
+    # estimators once enabled, as their users do)
+    for flag in ("enable_iterative_imputer", "enable_halving_search_cv"):
+        try:
+            importlib.import_module("sklearn.experimental." + flag)
+        except ImportError:
+            pass
     for e in sk.apis:
         n = e["name"]
         if not n.startswith("sklearn.") or "*" in n:
@@ -504,9 +969,100 @@ def check_cuml(src, libs, rep, versions):
         parts = n.split(".")
         if parts[-2][:1].isupper():
             parts = parts[:-1]  # a method: check its class
-        if src.exists(".".join(parts)) is False:
+        if resolve(".".join(parts)) is None:
             rep.add(sk.file, n, f"scikit-learn {versions.get('scikit-learn', '?')} has no "
                                 f"{'.'.join(parts)}")
+        elif e.get("meta") or (e.get("target", sk.doc.get("target")) != "cuml.accel" and
+                               not e.get("ignore") and e.get("gpu") is not False):
+            rep.facts.entry(sk, e, EXEC)  # it exists: all a meta port or another target claims
+
+
+def cuml_payload(sk):
+    """The estimators and parameters to ask cuML about: each entry with fallbacks, its
+    constructor parameters with the values the conditions name (and a safe base value for a
+    parameter whose default falls back); method entries (Class.fit) by their method."""
+    payload = {}
+    for e in sk.apis:
+        if not e.get("fallback") or "*" in e["name"]:
+            continue
+        parts = e["name"].split(".")
+        if parts[-2][:1].isupper():
+            cls, meth = ".".join(parts[:-1]), parts[-1]
+            payload.setdefault(cls, {"params": {}, "methods": []})["methods"].append(meth)
+            continue
+        spec = payload.setdefault(e["name"], {"params": {}, "methods": []})
+        for f in e["fallback"]:
+            p = spec["params"].setdefault(f["arg"], {"values": [], "safe": None})
+            vals = p["values"]
+            if "callable" in f:
+                vals.append({"callable": True})
+            for v in f.get("equals", []) + f.get("not_in", []):
+                vals.append(v)
+            if "is" in f:
+                vals.extend({"int": [100], "float": [0.5], "str": ["x"], "bool": [True],
+                             "null": [None]}.get(t, [None])[0] for t in f["is"])
+            if "default" in f and f.get("not_in"):
+                p["safe"] = f["not_in"][0]
+    return payload
+
+
+def check_cuml_exec(src, libs, rep, versions):
+    """cuml.accel's own decisions, executed: which estimators it proxies, and for each fallback
+    condition, what the GPU class's _params_from_cpu does with the values it names and with the
+    values scikit-learn declares for that parameter."""
+    sk = libs["sklearn"]
+    ver = versions.get("cuml", "?")
+    ex = run_worker(src.site, "cuml", cuml_payload(sk), rep)
+    if ex is None:
+        return set(), {}
+    proxied = set(ex["proxied"])
+    for mod, why in ex["failed"].items():
+        rep.note(f"cuml.accel._overrides.{mod} does not import here ({why}): its estimators are "
+                 f"read as source")
+    by_name = {e["name"]: e for e in sk.apis}
+    for name, res in sorted(ex["estimators"].items()):
+        if "error" in res:
+            rep.note(f"{name}: {res['error']}: its fallbacks are read as source")
+            continue
+        where = f"{res['gpu_class']}._params_from_cpu"
+        e = by_name.get(name)
+        conds = {}
+        for i, f in enumerate((e or {}).get("fallback", [])):
+            conds.setdefault(f["arg"], []).append((i, f))
+        for arg, out in sorted(res["args"].items()):
+            if out.get("missing"):
+                rep.add(sk.file, name, f"scikit-learn {versions.get('scikit-learn', '?')}'s "
+                                       f"{name} has no parameter {arg}=; the knowledge falls back on it")
+                for i, _ in conds.get(arg, []):
+                    rep.facts.done(sk.file, name, EXEC, i)
+                continue
+
+            def report(index, said, arg=arg):
+                what = f"{arg}=" if index is None else f"{arg}= (fallback #{index})"
+                rep.add(sk.file, name, f"cuML {ver}'s {where}, run on {name}({arg}=...), {said}; "
+                                       f"the knowledge's fallback conditions on {what} say "
+                                       f"{'it does not' if index is None else 'it falls back'}")
+            done = compare_tried(out["tried"], conds.get(arg, []), report)
+            for i in done:
+                rep.facts.done(sk.file, name, EXEC, i)
+        for meth, info in sorted(res["methods"].items()):
+            me = by_name.get(f"{name}.{meth}")
+            if me is None:
+                continue
+            for i, f in enumerate(me.get("fallback", [])):
+                if info is None:
+                    rep.add(sk.file, me["name"], f"cuML {ver}'s {res['gpu_class']} has no {meth}; "
+                                                 f"the knowledge falls back on its {f['arg']}=")
+                elif f["arg"] not in info["params"]:
+                    pass  # the GPU method does not take it: the proxy runs it on the CPU
+                elif info["source"] and raising_tests(info["source"], f["arg"]) is False:
+                    rep.add(sk.file, me["name"], f"cuML {ver}'s {res['gpu_class']}.{meth} takes "
+                                                 f"{f['arg']}= and never raises on it (runs on the "
+                                                 f"GPU); the knowledge says {f['arg']}= falls back")
+                elif not info["source"]:
+                    continue
+                rep.facts.done(sk.file, me["name"], SOURCE, i)
+    return proxied, ex["failed"]
 
 
 def dotted_name(node):
@@ -757,6 +1313,7 @@ def check_nx(src, libs, rep, versions):
         for name in sorted(aliases.get(f) or {f"{orig.__module__}.{orig.__name__}"}):
             rep.count("NetworkX names of them")
             v, e = nx.verdict(name)
+            rep.facts.entry(nx, e, EXEC)
             if not tells_gpu(v, e):
                 rep.add(nx.file, name, f"nx-cugraph {ver} implements it ({f}); the knowledge "
                                        f"says {describe(v, e)}")
@@ -765,6 +1322,7 @@ def check_nx(src, libs, rep, versions):
         if "*" in n or not n.startswith("networkx."):
             continue
         obj = resolve(n)
+        rep.facts.entry(nx, e, EXEC)
         if obj is None:
             rep.add(nx.file, n, f"NetworkX {versions.get('networkx', '?')} has no {n}")
             continue
@@ -780,6 +1338,51 @@ def check_nx(src, libs, rep, versions):
                                 f"it runs on the GPU")
 
 
+def check_nx_fallbacks(src, libs, rep, versions):
+    """Each fallback condition of networkx.json, asked of nx-cugraph's own BackendInterface.can_run
+    (the decision NetworkX's dispatcher makes) with the values the condition names and others."""
+    nx = libs["networkx"]
+    ver = versions.get("nx-cugraph", "?")
+    payload, where = {}, {}
+    for e in nx.apis:
+        if not e.get("fallback"):
+            continue
+        obj = resolve(e["name"])
+        algo = getattr(obj, "name", None)
+        if not isinstance(algo, str):
+            continue
+        for i, f in enumerate(e["fallback"]):
+            # the values the condition names, and values of the kind the argument takes
+            if "callable" in f:
+                vals = [{"callable": True}, "weight"]
+            elif "present" in f:
+                vals = [{"callable": True}, {"dict": True}]
+            elif "equals" in f:
+                vals = f["equals"] + [not v for v in f["equals"] if isinstance(v, bool)]
+            else:
+                vals = f.get("not_in", []) + ["weight"]
+            key = f"{algo}:{f['arg']}"
+            payload[key] = {"algo": algo, "arg": f["arg"], "values": vals}
+            where.setdefault(key, []).append((e, i, f))
+    ex = run_worker(src.site, "nx", payload, rep)
+    if ex is None:
+        return
+    for key, out in ex["runs"].items():
+        for e, i, f in where[key]:
+            if out.get("missing"):
+                rep.add(nx.file, e["name"], f"NetworkX's {key.split(':')[0]} has no parameter "
+                                            f"{f['arg']}=; the knowledge falls back on it")
+                rep.facts.done(nx.file, e["name"], EXEC, i)
+                continue
+
+            def report(index, said, e=e, f=f):
+                rep.add(nx.file, e["name"], f"nx-cugraph {ver}'s can_run for {key.split(':')[0]}"
+                                            f"({f['arg']}=...) {said}; the knowledge's condition "
+                                            f"{'does not' if index is None else 'says it falls back'}")
+            for j in compare_tried(out["tried"], [(i, f)], report):
+                rep.facts.done(nx.file, e["name"], EXEC, j)
+
+
 def resolve(dotted):
     """The object DOTTED names, or None: attributes from the top-level module, importing a
     submodule where an attribute is missing (as `from a.b import c` would)."""
@@ -789,14 +1392,18 @@ def resolve(dotted):
     except ImportError:
         return None
     for i, p in enumerate(parts[1:], 1):
-        if hasattr(obj, p):
+        try:
+            has = hasattr(obj, p)
+        except Exception:  # a module __getattr__ that refuses (an experimental name)
+            has = False
+        if has:
             obj = getattr(obj, p)
             continue
         # the prefix as a module (an attribute may hide it), then the name in it
         try:
             mod = importlib.import_module(".".join(parts[:i]))
             obj = getattr(mod, p) if hasattr(mod, p) else importlib.import_module(".".join(parts[: i + 1]))
-        except ImportError:
+        except Exception:
             return None
     return obj
 
@@ -823,6 +1430,7 @@ def check_cucim(src, libs, rep, versions):
             name = f"{cpu_mod}.{n}"
             rep.count("scikit-image names against cucim.skimage")
             v, e = sk.verdict(name)
+            rep.facts.entry(sk, e, SOURCE)
             has = gpu is not None and n in gpu
             if v == "port" and not has and (gpu is None or gpu_complete):
                 target = sk.gpu_name(name, e)
@@ -848,6 +1456,7 @@ def check_numpy(src, libs, rep, versions):
             name = f"{mod}.{n}"
             rep.count("NumPy functions against CuPy")
             v, e = np_lib.verdict(name)
+            rep.facts.entry(np_lib, e, SOURCE)
             gpu = np_lib.gpu_name(name, e) if v == "port" else "cupy" + name[len("numpy"):]
             if gpu and gpu.split(".")[0] not in ("cupy", "cupyx"):
                 continue  # another GPU library (kvikio.numpy.fromfile)
@@ -887,6 +1496,7 @@ def check_scipy(src, libs, rep, versions):
                 name = f"{mod}.{n}"
                 rep.count("SciPy functions against cupyx.scipy")
                 v, e = sp.verdict(name)
+                rep.facts.entry(sp, e, SOURCE)
                 gpu = sp.gpu_name(name, e) if v == "port" else "cupyx." + name
                 has = src.exists(gpu) if gpu else None
                 if v == "port" and has is False:
@@ -913,6 +1523,7 @@ def check_cudf(src, libs, rep, versions):
         name = f"pandas.{n}"
         rep.count("pandas functions against cudf")
         v, e = pd_lib.verdict(name)
+        rep.facts.entry(pd_lib, e, SOURCE)
         if v == "port" and n not in cudf_names and complete:
             rep.add(pd_lib.file, name, f"cuDF {ver} has no cudf.{n}: under cudf.pandas the "
                                        f"call runs through pandas on the CPU; the knowledge says "
@@ -933,6 +1544,8 @@ def check_gpu_names(src, libs, rep, versions):
             if not gpu or gpu.split(".")[0] not in roots:
                 continue
             rep.count("GPU names the findings give")
+            if src.exists(gpu) is not None:
+                rep.facts.entry(lib, e, SOURCE)
             if src.exists(gpu) is False:
                 rep.add(lib.file, e["name"], f"the knowledge names {gpu}, which the installed "
                                              f"package does not have")
@@ -942,8 +1555,168 @@ def check_gpu_names(src, libs, rep, versions):
             n = e["name"]
             if "*" in n or n.split(".")[0] not in ("cupy", "cupyx"):
                 continue
+            if src.exists(n) is not None:
+                rep.facts.entry(lib, e, SOURCE)
             if src.exists(n) is False:
                 rep.add(lib.file, n, f"CuPy {versions.get('cupy', '?')} has no {n}")
+
+
+GPU_ROOTS = ("cupy", "cupyx", "cudf", "cucim")
+
+
+def source_glob_exists(src, pattern):
+    """glob_exists for a library read as source: a module's names, then a class's members;
+    None where the source cannot say (a wildcard over modules)."""
+    parts = pattern.split(".")
+    k = next(i for i, p in enumerate(parts) if any(c in p for c in "*?["))
+    mod = ".".join(parts[:k])
+    if src.module_file(mod) is None:
+        return False
+    names, _ = src.names(mod)
+    rest = parts[k:]
+    if names is None:
+        return False
+    if len(rest) == 1:
+        return any(fnmatch.fnmatchcase(x, rest[0]) for x in names) or \
+            rest[0] == "*"  # the module itself exists: mod.* names all its contents
+    if len(rest) == 2:
+        for c in names:
+            if fnmatch.fnmatchcase(c, rest[0]) and c[:1].isupper():
+                members = src.class_members(mod, c)
+                if members and any(fnmatch.fnmatchcase(m, rest[1]) for m in members):
+                    return True
+        return False
+    return None
+
+
+def glob_exists(pattern):
+    """Whether some name the imported library has matches PATTERN, one dotted level at a time
+    from its longest literal prefix (scipy.linalg.[A-Z]*.* : a method of a class of it)."""
+    parts = pattern.split(".")
+    k = next(i for i, p in enumerate(parts) if any(c in p for c in "*?["))
+    objs = [resolve(".".join(parts[:k]))]
+    for seg in parts[k:]:
+        nxt = []
+        for o in objs:
+            if o is None:
+                continue
+            for a in dir(o):
+                if fnmatch.fnmatchcase(a, seg) and len(nxt) < 400:
+                    try:
+                        nxt.append(getattr(o, a))
+                    except Exception:
+                        continue
+        objs = nxt
+        if not objs:
+            return False
+    return True
+
+
+def check_rest(src, libs, rep, versions):
+    """The facts no check above reached, in libraries this interpreter can import: a CPU helper
+    or glob exists (the library imported, the name resolved); a port names a GPU function its
+    package has (a no-GPU-path entry one it lacks), read as source; a fallback condition on a
+    GPU function's argument: the function, imported in a worker, does not take the argument, or
+    raises in a branch that reads it."""
+    import importlib.util
+    importable = {}
+
+    def can_import(top):
+        if top not in importable:
+            try:
+                importable[top] = importlib.util.find_spec(top) is not None and \
+                    importlib.import_module(top) is not None
+            except Exception:  # present but not importable here (skimage without lazy_loader)
+                importable[top] = False
+        return importable[top]
+
+    pending_fb = []
+    for lib in libs.values():
+        for e in lib.apis:
+            n = e["name"]
+            f = rep.facts.facts.get((lib.file, n, None))
+            top = n.split(".")[0]
+            if f is not None and not f["how"] and not can_import(top) and \
+                    src.module_file(top) not in (None, "compiled") and not any(c in n for c in "*?["):
+                has = src.exists(n)  # installed but not importable here: read as source
+                if has is False and f["mark"]:
+                    pass  # the data says why it cannot be checked
+                elif has is not None:
+                    if has is False:
+                        rep.add(lib.file, n, f"{top} (read as source) has no {n}")
+                    rep.facts.entry(lib, e, SOURCE)
+            if f is not None and not f["how"] and not can_import(top) and any(c in n for c in "*?[") \
+                    and src.module_file(top) not in (None, "compiled"):
+                found = source_glob_exists(src, n)
+                if found is not None:
+                    if not found:
+                        rep.note(f"{lib.file}: {n} matches no name {top} has now (read as source): "
+                                 f"it decides nothing")
+                    rep.facts.entry(lib, e, SOURCE)
+            if f is not None and not f["how"] and can_import(top) and top != "builtins":
+                glob_ = any(c in n for c in "*?[")
+                exists = glob_exists(n) if glob_ else resolve(n) is not None
+                if not exists and glob_:
+                    rep.note(f"{lib.file}: {n} matches no name {top} has now: it decides nothing")
+                    rep.facts.entry(lib, e, EXEC)
+                elif not exists and f["mark"]:
+                    pass  # the data says why it cannot be checked (a name an older release had)
+                elif glob_:
+                    rep.facts.entry(lib, e, EXEC)
+                elif not exists:
+                    rep.add(lib.file, n, f"{top} {versions.get(top, '')} has no {n}".replace("  ", " "))
+                    rep.facts.entry(lib, e, EXEC)
+                elif e.get("ignore"):
+                    rep.facts.entry(lib, e, EXEC)
+                else:
+                    gpu = lib.gpu_name(n, e) if not glob_ else None
+                    if gpu is None and not glob_ and lib.doc.get("target") in ("cupy", "cucim"):
+                        gpu = {"numpy": "cupy", "scipy": "cupyx.scipy",
+                               "skimage": "cucim.skimage"}.get(top, "") + n[len(top):]
+                    if gpu is None and lib.doc.get("target") == "cudf.pandas" and \
+                            e.get("target", "cudf.pandas") == "cudf.pandas" and \
+                            e.get("gpu") is not False:  # cuDF may have a method that only raises
+                        gpu = "cudf" + n[len(top):]
+                    if gpu and gpu.split(".")[0] in GPU_ROOTS:
+                        has = src.exists(gpu)
+                        if has is not None and f["mark"] and has != (e.get("gpu") is not False):
+                            pass  # the data says why this comparison cannot decide
+                        elif has is not None:
+                            if e.get("gpu") is False and has:
+                                rep.add(lib.file, n, f"the installed package has {gpu}; the "
+                                                     f"knowledge says {describe('nogpu', e)}")
+                            elif e.get("gpu") is not False and not has:
+                                rep.add(lib.file, n, f"the installed package has no {gpu}; "
+                                                     f"the knowledge says {describe('port', e)}")
+                            rep.facts.entry(lib, e, SOURCE)
+            for i, fb in enumerate(e.get("fallback", [])):
+                ff = rep.facts.facts.get((lib.file, n, i))
+                if ff is None or ff["how"] or ff["mark"]:
+                    continue
+                gpu = lib.gpu_name(n, e)
+                if gpu and gpu.split(".")[0] in GPU_ROOTS:
+                    pending_fb.append((lib, e, i, fb, gpu))
+    if not pending_fb:
+        return
+    ex = run_worker(src.site, "resolve", {"names": [], "functions": sorted({p[4] for p in pending_fb})}, rep)
+    if ex is None:
+        return
+    for lib, e, i, fb, gpu in pending_fb:
+        info = ex["functions"].get(gpu)
+        if info is None or info["params"] is None:
+            continue
+        if fb["arg"] not in info["params"]:
+            rep.facts.done(lib.file, e["name"], EXEC, i)  # the GPU function has no such argument
+            continue
+        if not info["source"]:
+            continue
+        decided = raising_tests(info["source"], fb["arg"])
+        if decided is None:
+            continue
+        if decided is False:
+            rep.add(lib.file, e["name"], f"{gpu} takes {fb['arg']}= and raises on no value of it; "
+                                         f"the knowledge says some values fall back (fallback #{i})")
+        rep.facts.done(lib.file, e["name"], SOURCE, i)
 
 
 def read_accepted(path):
@@ -958,6 +1731,18 @@ def read_accepted(path):
     return accepted
 
 
+def accepted_reason(rep, file, name, text):
+    """The reason an accepted-disagreements line gives for this one, or None. The name column is
+    NAME, or NAME and a text the disagreement must contain (`sklearn.svm.SVC kernel=`), so that
+    accepting one disagreement of an entry does not accept every other one."""
+    for (f, key), why in rep.accepted.items():
+        n, _, must = key.partition(" ")
+        if f == file and n == name and must in text:
+            rep.used.add((f, key))
+            return why
+    return None
+
+
 def default_site():
     cands = glob.glob(os.path.join(ROOT, ".venv", "lib", "python3*", "site-packages"))
     return cands[0] if cands else None
@@ -968,7 +1753,10 @@ def main():
     ap.add_argument("--site", default=default_site(), help="site-packages holding the packages (.venv's)")
     ap.add_argument("--data", default=os.path.join(ROOT, "data"), help="gpuopt's data folder")
     ap.add_argument("--accepted", default=os.path.join(ROOT, "tools", "check_knowledge_accepted.tsv"))
+    ap.add_argument("--worker", help=argparse.SUPPRESS)  # run package code (run_worker)
     args = ap.parse_args()
+    if args.worker:
+        return worker_main(args.worker)
     if not args.site or not os.path.isdir(args.site):
         sys.stderr.write("check_knowledge: no .venv site-packages: run scripts/setup.sh\n")
         return 2
@@ -996,8 +1784,9 @@ def main():
     libs = load_knowledge(args.data)
     src = Source(args.site)
     rep = Report(read_accepted(args.accepted))
-    for check in (check_cuml, check_nx, check_cucim, check_numpy, check_scipy, check_cudf,
-                  check_gpu_names):
+    rep.facts = Facts(libs)
+    for check in (check_cuml, check_nx, check_nx_fallbacks, check_cucim, check_numpy, check_scipy, check_cudf,
+                  check_gpu_names, check_rest):
         check(src, libs, rep, versions)
     print("compared: " + ", ".join(f"{n} {what}" for what, n in rep.counts.items()))
     left = accepted = 0
@@ -1006,20 +1795,30 @@ def main():
         if (file, name, text) in seen:
             continue
         seen.add((file, name, text))
-        why = rep.accepted.get((file, name))
+        why = accepted_reason(rep, file, name, text)
         if why is not None:
             accepted += 1
-            rep.used.add((file, name))
             print(f"accepted: {file}: {name}: {text} ({why})")
         else:
             left += 1
             print(f"{file}: {name}: {text}")
     for what in rep.unreadable:
         print(f"could not read: {what}")
+    for what in rep.notes:
+        print(f"note: {what}")
     for key in sorted(set(rep.accepted) - rep.used):
         print(f"stale acceptance (no such disagreement now): {key[0]}: {key[1]}")
+    n, reasons, skipped = rep.facts.summary()
+    for reason, k in sorted(reasons.items(), key=lambda r: (-r[1], r[0])):
+        print(f"uncheckable: {k} fact(s): {reason}")
+    for key in skipped:
+        print(f"skipped (no check reached it, and the data gives no reason): {fact_name(key)}")
+    total = len(rep.facts.facts)
+    print(f"facts: {total} in all, checked by executing package code: {n[EXEC]}, by reading "
+          f"source: {n[SOURCE]}, marked uncheckable: {n['uncheckable']} "
+          f"({len(reasons)} reason(s) listed), skipped: {len(skipped)}")
     print(f"{left} disagreement(s), {accepted} accepted, {len(rep.unreadable)} unreadable")
-    return 1 if left or rep.unreadable or set(rep.accepted) - rep.used else 0
+    return 1 if left or rep.unreadable or skipped or set(rep.accepted) - rep.used else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ GPUOPT_DATA_DIR. A failed check prints `FILE: ENTRY: problem` and exits 1.
 import argparse
 import json
 import os
+import re
 import sys
 
 TARGETS = {"cupy", "cudf.pandas", "cudf", "cuml.accel", "cuml", "nx-cugraph", "cugraph",
@@ -25,15 +26,16 @@ CATEGORIES = {"library-port", "legacy-library", "gpu-native-framework", "python-
               "mixed-host-device", "no-gpu-path", "not-in-knowledge"}
 SEVERITIES = {"note", "warning", "error"}
 POLICIES = {"port", "no-gpu", "ignore"}
-FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "is", "default", "why"}
+FALLBACK_KEYS = {"arg", "pos", "present", "equals", "not_in", "callable", "prefix", "is", "default", "why",
+                 "check"}
 EFFECTS = {"gpu", "d2h", "h2d", "h2d-if-device", "sync", "clock", "timeit"}
 TYPE_KEYS = {"methods", "device", "returns", "host_attributes", "host_methods", "module_methods", "attributes", "items",
              "mask_indexing"}
 FLOWS = {"array-module", "devspec", "zero-copy", "kernel", "host", "converts", "device-constructor", "iterates", "same", "to-device", "mask", "reduces"}
-ENTRY_KEYS = {"name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
+ENTRY_KEYS = {"check", "name", "gpu", "ignore", "rule", "target", "message", "fix", "why", "gpu_name",
               "returns", "library", "fallback", "effect", "device_if", "device_returns", "flow", "fills", "by_arg_type", "quiet",
               "meta"}
-LIB_KEYS = {"library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
+LIB_KEYS = {"check", "library", "display", "notebook_fix", "modules", "source", "target", "rule", "gpu_prefix",
             "message", "fix", "headline_fix", "no_gpu", "unlisted", "types", "imports", "apis",
             "returns", "verdicts", "device_arrays"}
 
@@ -60,7 +62,15 @@ def check_rules(path, doc):
     return ids
 
 
+def check_mark(path, where, obj):
+    """A fact tools/check_knowledge.py cannot check says why: "uncheckable: REASON"."""
+    if "check" in obj and not (isinstance(obj["check"], str) and
+                               re.fullmatch(r"uncheckable: \S.{9,}", obj["check"])):
+        fail(path, where, "'check' is \"uncheckable: <the reason, in words>\"")
+
+
 def check_entry(path, e, rule_ids, where):
+    check_mark(path, where, e)
     for k in e:
         if k not in ENTRY_KEYS and k not in ("module", "category"):
             fail(path, where, f"unknown key '{k}'")
@@ -78,6 +88,7 @@ def check_entry(path, e, rule_ids, where):
     if ("device_if" in e) != ("device_returns" in e):
         fail(path, where, "device_if and device_returns go together")
     for fb in e.get("fallback", []) + ([e["device_if"]] if "device_if" in e else []):
+        check_mark(path, where, fb)
         for k in fb:
             if k not in FALLBACK_KEYS:
                 fail(path, where, f"fallback: unknown key '{k}'")
@@ -95,6 +106,7 @@ def check_knowledge(path, doc, rule_ids, seen_modules):
     for k in doc:
         if k not in LIB_KEYS:
             fail(path, "file", f"unknown key '{k}'")
+    check_mark(path, "file", doc)
     for k in ("library", "modules", "source"):
         if k not in doc:
             fail(path, "file", f"missing '{k}'")

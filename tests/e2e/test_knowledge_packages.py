@@ -1,7 +1,9 @@
 """The knowledge (data/knowledge/*.json) agrees with the real packages: tools/check_knowledge.py
 reads cuML, cuDF, nx-cugraph, cuCIM and CuPy as installed from PyPI into .venv by
 scripts/setup.sh (requirements/gpu-packages.txt, knowledge-check.txt) and reports every disagreement; this test
-fails on any that is not accepted, and checks that the checker does catch a wrong fact."""
+fails on any that is not accepted, checks that the checker does catch a wrong fact (one found by
+executing cuML's own parameter translation), and that every fact is accounted for: the summary
+line's counts add up and none is skipped."""
 import glob
 import json
 import re
@@ -32,6 +34,64 @@ def test_knowledge_agrees_with_the_packages():
         assert dist in first
     assert re.fullmatch(r"0 disagreement\(s\), \d+ accepted, 0 unreadable",
                         r.stdout.splitlines()[-1])
+    check_summary(r.stdout)
+
+
+SUMMARY = re.compile(r"facts: (\d+) in all, checked by executing package code: (\d+), by reading "
+                     r"source: (\d+), marked uncheckable: (\d+) \((\d+) reason\(s\) listed\), "
+                     r"skipped: (\d+)")
+
+
+def check_summary(out):
+    """Every fact is accounted for: executed, read, or uncheckable with a listed reason; none
+    skipped; the counts add up."""
+    m = [SUMMARY.fullmatch(line) for line in out.splitlines()]
+    m = [x for x in m if x]
+    assert len(m) == 1, out[-3000:]
+    total, ran, read, unchecked, reasons, skipped = map(int, m[0].groups())
+    assert skipped == 0, out[-3000:]
+    assert total == ran + read + unchecked + skipped
+    assert "skipped (no check reached it" not in out
+    # the reasons are listed, and their counts are the uncheckable ones
+    listed = re.findall(r"^uncheckable: (\d+) fact\(s\): \S", out, re.M)
+    assert len(listed) == reasons and sum(map(int, listed)) == unchecked
+    # most facts are checked against the packages, and cuML's translation is executed
+    assert ran > 0 and read > 0 and ran + read > unchecked
+    return total
+
+
+def test_a_fact_without_a_check_or_reason_is_skipped_and_fails(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "knowledge" / "opencv.json"   # OpenCV is not installed: marked uncheckable
+    doc = json.loads(path.read_text())
+    del doc["check"]
+    path.write_text(json.dumps(doc))
+    r = run_check("--data", str(data))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "skipped (no check reached it, and the data gives no reason): opencv.json: cv2." in r.stdout
+    assert not re.search(r"skipped: 0$", [l for l in r.stdout.splitlines() if l.startswith("facts:")][0])
+
+
+def test_class_weight_balanced_is_checked_by_running_cumls_translation(tmp_path):
+    """The wrong fact issue 26 names: class_weight present falls back. cuML's own
+    _params_from_cpu, executed, says "balanced" stays on the GPU."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "knowledge" / "sklearn.json"
+    doc = json.loads(path.read_text())
+    for e in doc["apis"]:
+        if e["name"] == "sklearn.ensemble.RandomForestClassifier":
+            for f in e["fallback"]:
+                if f["arg"] == "class_weight":
+                    f.clear()
+                    f.update({"arg": "class_weight", "present": True, "why": "wrong on purpose"})
+    path.write_text(json.dumps(doc))
+    r = run_check("--data", str(data))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert re.search(r"sklearn\.json: sklearn\.ensemble\.RandomForestClassifier: cuML [\d.]+'s "
+                     r"\S+RandomForestClassifier\._params_from_cpu, run on .*class_weight=.*"
+                     r"runs 'balanced' on the GPU", r.stdout), r.stdout[-3000:]
 
 
 def test_a_wrong_fact_is_reported(tmp_path):

@@ -18,10 +18,11 @@ SpectralClustering(n_clusters=3)  # expect: GPU301/-
 SpectralClustering(n_clusters=3, affinity="nearest_neighbors")  # expect: GPU104/cuml.accel
 PCA(n_components="mle")  # expect: GPU301/-
 PCA(n_components=10)  # expect: GPU104/cuml.accel
-RandomForestClassifier(class_weight="balanced")  # expect: GPU301/-
+RandomForestClassifier(class_weight="balanced_subsample")  # expect: GPU301/-
+RandomForestClassifier(class_weight="balanced")  # expect: GPU104/cuml.accel
 RandomForestClassifier(criterion="log_loss")  # expect: GPU301/-
 rf = RandomForestClassifier(n_estimators=100)  # expect: GPU104/cuml.accel
-rf.fit(X_train, y_train, sample_weight=w)  # expect: GPU301/-
+rf.fit(X_train, y_train, sample_weight=w)
 rf.fit(X_train, y_train)
 Ridge(positive=True)  # expect: GPU301/-
 Ridge(solver="lbfgs")  # expect: GPU301/-
