@@ -976,16 +976,6 @@ static bool calibrate_shell(struct ctx *c)
 	return ok;
 }
 
-static char *iso_now(void)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	char text[32];
-	gmtime_r(&t, &tm);
-	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(text);
-}
-
 /* The most of a pipe given as --input that is kept (in memory, to replay
  * for every run): 1 GiB, or half the memory this process may still take. */
 static uint64_t input_pipe_max(void)
@@ -1071,7 +1061,7 @@ struct bench_result *bench_run(const struct bench_settings *s, char *const *comm
 
 	runner_install_signals();
 	double t0 = now_s();
-	res->started_at = iso_now();
+	res->started_at = utc_now_text();
 	/* The environment first: the GPU query forks, so before any thread. */
 	json_t *gpu = gpuinfo_query(20);
 	json_t *host = sysinfo_host();

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "diag.h"
 
@@ -198,6 +199,16 @@ void strv_free(char **v)
 	for (size_t i = 0; v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+char *utc_now_text(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	char text[32];
+	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(text);
 }
 
 char *bytes_text(uint64_t b)

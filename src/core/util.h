@@ -50,6 +50,9 @@ void strv_free(char **v);
 /* A size for people, owned: "123 B", "512 KiB", "1.50 GiB" (powers of 1024). */
 char *bytes_text(uint64_t b);
 
+/* The time now, UTC, as "2026-12-03T21:55:00Z". Owned. */
+char *utc_now_text(void);
+
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 

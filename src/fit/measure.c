@@ -583,16 +583,6 @@ static bool latencies(struct m *m, struct dev *d, struct ceilings *c, const char
 	return ok;
 }
 
-static char *iso_now(void)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	char text[32];
-	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(text);
-}
-
 static char *method_text(const struct m *m, const struct ceilings *c, const struct dev *d)
 {
 	char *lo = size_text(4096), *hi = size_text(d->max);
@@ -810,7 +800,7 @@ static void child_main(const struct measure_opts *o, const struct measure_target
 				continue;
 			struct ceilings *c = &out[i];
 			c->gpuopt_version = xstrdup(GPUOPT_VERSION);
-			c->measured_at = iso_now();
+			c->measured_at = utc_now_text();
 			c->gpu_uuid = xstrdup(targets[i].uuid ? targets[i].uuid : "GPU-unknown");
 			c->gpu_name = targets[i].name ? xstrdup(targets[i].name) : NULL;
 			c->pci_bus_id = targets[i].pci_bus_id ? xstrdup(targets[i].pci_bus_id) : NULL;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -142,16 +141,6 @@ static void confirm(struct session *s, const char *rel)
 	ptrvec_push(&s->confirmed, xstrdup(rel));
 }
 
-static char *utc_now(void)
-{
-	char text[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(text);
-}
-
 /* status.json: whether the last try finished and which saved steps it
  * wrote or checked ("confirmed"); the others are an earlier try's, and
  * report says so. Written when a try starts (state "running": a try that
@@ -160,7 +149,7 @@ static char *utc_now(void)
 static void write_status(struct session *s, bool ending)
 {
 	const char *state = !ending ? "running" : s->res->status == TRY_DONE ? "finished" : "stopped";
-	char *now = utc_now();
+	char *now = utc_now_text();
 	json_t *confirmed = json_array();
 	for (size_t i = 0; i < s->confirmed.len; i++)
 		json_array_append_new(confirmed, json_string(s->confirmed.items[i]));
