@@ -72,16 +72,14 @@ static void read_status(struct page_input *in)
 	else if (!state || strcmp(state, "finished") != 0)
 		in->unfinished = xasprintf("the last try did not end%s%s: it was killed, or is still running",
 					   started ? " (started " : "", started ? started : "");
-	static const char *const steps[] = {"environment.json", "scan.json", "baseline.json", "verdict.json", NULL};
+	const struct { const char *name; json_t *doc; } steps[] = {
+		{"environment.json", in->environment}, {"scan.json", in->scan},
+		{"baseline.json", in->baseline}, {"verdict.json", in->verdict},
+	};
 	struct ptrvec stale = {0};
-	for (size_t i = 0; steps[i]; i++) {
-		json_t *doc = !strcmp(steps[i], "environment.json") ? in->environment
-			      : !strcmp(steps[i], "scan.json")      ? in->scan
-			      : !strcmp(steps[i], "baseline.json")  ? in->baseline
-								    : in->verdict;
-		if (doc && !confirmed(st, steps[i]))
-			ptrvec_push(&stale, xstrdup(steps[i]));
-	}
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+		if (steps[i].doc && !confirmed(st, steps[i].name))
+			ptrvec_push(&stale, xstrdup(steps[i].name));
 	for (size_t i = 0; i < in->ncandidates; i++) {
 		char name[48];
 		snprintf(name, sizeof name, "candidate-%zu.json", i + 1);

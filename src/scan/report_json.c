@@ -190,6 +190,15 @@ static char *notice_text(bool budget, const char *func)
 
 /* The notices of a file not fully analysed, as JSON objects in the format's
  * shape (sarif: SARIF notifications), for the end. */
+/* Adds notice n (taken) to r's notices, as the format writes it. */
+static void push_notice(struct report *r, json_t *n, bool sarif)
+{
+	char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
+	if (dumped)
+		ptrvec_push(&r->notices, dumped);
+	json_decref(n);
+}
+
 static void add_notices(struct report *r, const struct scan_file *sf, bool sarif)
 {
 	const struct scan_result *res = &sf->res;
@@ -208,10 +217,7 @@ static void add_notices(struct report *r, const struct scan_file *sf, bool sarif
 			free(text);
 			free(uri);
 		}
-		char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
-		if (dumped)
-			ptrvec_push(&r->notices, dumped);
-		json_decref(n);
+		push_notice(r, n, sarif);
 		free(message);
 		free(lang);
 		free(path);
@@ -254,10 +260,7 @@ static void add_notices(struct report *r, const struct scan_file *sf, bool sarif
 			free(text);
 			free(uri);
 		}
-		char *dumped = json_dumps(n, JSON_PRESERVE_ORDER | (sarif ? JSON_COMPACT : 0));
-		if (dumped)
-			ptrvec_push(&r->notices, dumped);
-		json_decref(n);
+		push_notice(r, n, sarif);
 		free(message);
 		free(func);
 		free(path);

@@ -141,6 +141,21 @@ static void confirm(struct session *s, const char *rel)
 	ptrvec_push(&s->confirmed, xstrdup(rel));
 }
 
+/* Writes doc (stolen) to rel in the results directory, whole; false with
+ * *why (owned) and the path in *path (owned) when it cannot. */
+static bool write_doc(const struct session *s, const char *rel, json_t *doc, char **path, char **why)
+{
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	json_decref(doc);
+	char *withnl = xasprintf("%s\n", text ? text : "{}");
+	*path = path_in(s, rel);
+	*why = NULL;
+	bool ok = write_file_atomic(*path, withnl, strlen(withnl), why);
+	free(withnl);
+	free(text);
+	return ok;
+}
+
 /* status.json: whether the last try finished and which saved steps it
  * wrote or checked ("confirmed"); the others are an earlier try's, and
  * report says so. Written when a try starts (state "running": a try that
@@ -157,36 +172,25 @@ static void write_status(struct session *s, bool ending)
 				"confirmed", confirmed);
 	if (ending && s->res->status != TRY_DONE && s->res->message)
 		json_object_set_new(doc, "message", json_string(s->res->message));
-	char *text = json_dumps(doc, JSON_INDENT(1));
-	char *withnl = xasprintf("%s\n", text ? text : "{}");
-	char *path = path_in(s, "status.json"), *why = NULL;
-	if (write_file_atomic(path, withnl, strlen(withnl), &why))
+	char *path, *why;
+	if (write_doc(s, "status.json", doc, &path, &why))
 		s->status_written = true;
 	free(why);
 	free(path);
-	free(withnl);
-	free(text);
 	free(now);
-	json_decref(doc);
 }
 
 /* Writes doc (stolen) to rel in the results directory, whole, with key. */
 static bool save_keyed(struct session *s, const char *rel, json_t *doc, const char *key)
 {
 	json_object_set_new(doc, "key", json_string(key));
-	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	json_decref(doc);
-	char *path = path_in(s, rel), *why = NULL;
-	size_t n = strlen(text);
-	char *withnl = xasprintf("%s\n", text);
-	bool ok = write_file_atomic(path, withnl, n + 1, &why);
+	char *path, *why;
+	bool ok = write_doc(s, rel, doc, &path, &why);
 	if (!ok)
 		fail(s, TRY_IO_ERROR, "cannot write '%s': %s", path, why);
 	else
 		confirm(s, rel);
 	free(why);
-	free(withnl);
-	free(text);
 	free(path);
 	return ok;
 }
