@@ -60,13 +60,22 @@ def check_summary(out):
     return total
 
 
-def test_a_fact_without_a_check_or_reason_is_skipped_and_fails(tmp_path):
+def data_edited(tmp_path, edits):
+    """A copy of data/ with knowledge files changed: edits maps a file name to
+    a function that changes its document in place."""
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
-    path = data / "knowledge" / "opencv.json"   # OpenCV is not installed: marked uncheckable
-    doc = json.loads(path.read_text())
-    del doc["check"]
-    path.write_text(json.dumps(doc))
+    for name, edit in edits.items():
+        path = data / "knowledge" / name
+        doc = json.loads(path.read_text())
+        edit(doc)
+        path.write_text(json.dumps(doc))
+    return data
+
+
+def test_a_fact_without_a_check_or_reason_is_skipped_and_fails(tmp_path):
+    # OpenCV is not installed: marked uncheckable
+    data = data_edited(tmp_path, {"opencv.json": lambda doc: doc.pop("check")})
     r = run_check("--data", str(data))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "skipped (no check reached it, and the data gives no reason): opencv.json: cv2." in r.stdout
@@ -76,17 +85,14 @@ def test_a_fact_without_a_check_or_reason_is_skipped_and_fails(tmp_path):
 def test_class_weight_balanced_is_checked_by_running_cumls_translation(tmp_path):
     """The wrong fact issue 26 names: class_weight present falls back. cuML's own
     _params_from_cpu, executed, says "balanced" stays on the GPU."""
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    path = data / "knowledge" / "sklearn.json"
-    doc = json.loads(path.read_text())
-    for e in doc["apis"]:
-        if e["name"] == "sklearn.ensemble.RandomForestClassifier":
-            for f in e["fallback"]:
-                if f["arg"] == "class_weight":
-                    f.clear()
-                    f.update({"arg": "class_weight", "present": True, "why": "wrong on purpose"})
-    path.write_text(json.dumps(doc))
+    def edit(doc):
+        for e in doc["apis"]:
+            if e["name"] == "sklearn.ensemble.RandomForestClassifier":
+                for f in e["fallback"]:
+                    if f["arg"] == "class_weight":
+                        f.clear()
+                        f.update({"arg": "class_weight", "present": True, "why": "wrong on purpose"})
+    data = data_edited(tmp_path, {"sklearn.json": edit})
     r = run_check("--data", str(data))
     assert r.returncode == 1, r.stdout + r.stderr
     assert re.search(r"sklearn\.json: sklearn\.ensemble\.RandomForestClassifier: cuML [\d.]+'s "
@@ -95,20 +101,15 @@ def test_class_weight_balanced_is_checked_by_running_cumls_translation(tmp_path)
 
 
 def test_a_wrong_fact_is_reported(tmp_path):
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    path = data / "knowledge" / "sklearn.json"
-    doc = json.loads(path.read_text())
-    for e in doc["apis"]:
-        if e["name"] == "sklearn.cluster.KMeans":
-            e.clear()
-            e.update({"name": "sklearn.cluster.KMeans", "gpu": False, "why": "wrong on purpose"})
-    path.write_text(json.dumps(doc))
-    numpy_path = data / "knowledge" / "numpy.json"
-    ndoc = json.loads(numpy_path.read_text())
-    ndoc["apis"] = [e for e in ndoc["apis"] if e["name"] != "numpy.nditer"]
-    ndoc["apis"].insert(0, {"name": "numpy.nditer"})
-    numpy_path.write_text(json.dumps(ndoc))  # a port, though CuPy has no nditer
+    def kmeans_not_gpu(doc):
+        for e in doc["apis"]:
+            if e["name"] == "sklearn.cluster.KMeans":
+                e.clear()
+                e.update({"name": "sklearn.cluster.KMeans", "gpu": False, "why": "wrong on purpose"})
+
+    def nditer_a_port(doc):  # a port, though CuPy has no nditer
+        doc["apis"] = [{"name": "numpy.nditer"}] + [e for e in doc["apis"] if e["name"] != "numpy.nditer"]
+    data = data_edited(tmp_path, {"sklearn.json": kmeans_not_gpu, "numpy.json": nditer_a_port})
     r = run_check("--data", str(data))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "sklearn.json: sklearn.cluster.KMeans: cuML" in r.stdout

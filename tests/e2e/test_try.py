@@ -522,18 +522,21 @@ def test_without_a_contract_the_project_is_the_scripts_folder(tmp_path):
     assert not (top / "PWN").exists()
 
 
-def test_a_crash_names_the_line_that_raised(tmp_path):
-    """A candidate that raises gets the error's last line and the user's line
-    that raised it (the innermost frame outside the installed packages),
-    here in a module the candidate imports (set4's bgr_pyramid_flip named
-    the error but not port_torch.py:55)."""
-    d = project(tmp_path, contract=f"""
+CRASH_CONTRACT = f"""
 baseline = "{PY} norms.py 1000"
 outputs = ["norms.npy"]
 candidates = [{{name = "crashes", command = "{PY} norms_crash.py 1000"}}]
 min_runs = 5
 max_time = 6
-""")
+"""
+
+
+def test_a_crash_names_the_line_that_raised(tmp_path):
+    """A candidate that raises gets the error's last line and the user's line
+    that raised it (the innermost frame outside the installed packages),
+    here in a module the candidate imports (set4's bgr_pyramid_flip named
+    the error but not port_torch.py:55)."""
+    d = project(tmp_path, contract=CRASH_CONTRACT)
     (d / "crash_helper.py").write_text("import numpy as np\n\n\ndef flip(a):\n"
                                        "    return np.frombuffer(a[::-1], dtype=np.float64)\n")
     (d / "norms_crash.py").write_text("import numpy as np\nfrom crash_helper import flip\n\n"
@@ -550,13 +553,7 @@ def test_a_crash_in_a_library_outside_site_packages_names_the_users_line(tmp_pat
     first reading had numpy) raises: the line named is the user's call in the
     project, not the library's (set5's reid_distmat_save named
     _npyio_impl.py:571 instead of port_torch.py:29)."""
-    d = project(tmp_path, contract=f"""
-baseline = "{PY} norms.py 1000"
-outputs = ["norms.npy"]
-candidates = [{{name = "crashes", command = "{PY} norms_crash.py 1000"}}]
-min_runs = 5
-max_time = 6
-""")
+    d = project(tmp_path, contract=CRASH_CONTRACT)
     lib = tmp_path / "target"
     (lib / "strictlib").mkdir(parents=True)
     (lib / "strictlib" / "__init__.py").write_text("def save(a):\n    raise TypeError('cannot save that')\n")
